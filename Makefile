@@ -1,0 +1,132 @@
+# casefold — one plain Makefile.
+#   make               library, casefold, casefoldfs
+#   make check         everything rebuilt under ASan+UBSan, then the whole test suite
+#   make regen UCD=DIR regenerate lib/tables from a UCD directory
+#   make bench | fuzz | install | uninstall | clean
+# Honours CC, CFLAGS, LDFLAGS, PREFIX, DESTDIR.  O= selects the build directory.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+MANDIR  ?= $(PREFIX)/share/man
+PKGCONFIG ?= pkg-config
+O       ?= build
+
+# One version, defined once: the header's.
+VERSION := $(shell sed -n 's/^\#define CF_VERSION_STRING "\(.*\)"/\1/p' include/casefold.h)
+SOMAJOR := 0
+SONAME  := libcasefold.so.$(SOMAJOR)
+
+WARN     := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS += -D_GNU_SOURCE -Iinclude
+ifeq ($(SAN),1)
+CFLAGS   += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=address,undefined
+endif
+ALLCFLAGS = $(WARN) $(CPPFLAGS) $(CFLAGS) -MMD -MP
+
+FUSE_CFLAGS := $(shell $(PKGCONFIG) --cflags fuse3 2>/dev/null)
+FUSE_LIBS   := $(shell $(PKGCONFIG) --libs fuse3 2>/dev/null)
+TEST_LIBS   := -lext2fs -lcom_err $(shell $(PKGCONFIG) --libs icu-uc icu-i18n 2>/dev/null)
+
+LIB_SRC  := $(wildcard lib/*.c) $(wildcard lib/tables/*.c)
+CLI_SRC  := $(wildcard cli/*.c)
+FS_SRC   := $(wildcard fs/*.c)
+GEN_SRC  := $(wildcard gen/*.c)
+TEST_SRC := $(wildcard tests/unit/*.c)
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o)
+PIC_OBJ  := $(LIB_SRC:%.c=$(O)/pic/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(O)/%.o)
+FS_OBJ   := $(FS_SRC:%.c=$(O)/%.o)
+TESTS    := $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
+
+STATIC := $(O)/libcasefold.a
+SHARED := $(O)/libcasefold.so.$(VERSION)
+PROGS  := $(O)/casefold $(if $(FS_SRC),$(O)/casefoldfs)
+
+.PHONY: all lib tests check regen check-tables bench fuzz install uninstall clean
+all: lib $(PROGS)
+lib: $(STATIC) $(SHARED) $(O)/libcasefold.pc
+
+$(O)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -DCF_BUILDING_LIBRARY -fvisibility=hidden -Ilib -c $< -o $@
+$(O)/pic/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -DCF_BUILDING_LIBRARY -fvisibility=hidden -fPIC -Ilib -c $< -o $@
+$(O)/cli/%.o: cli/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -Icli -c $< -o $@
+$(O)/fs/%.o: fs/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) $(FUSE_CFLAGS) -Ifs -c $< -o $@
+
+$(STATIC): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+$(SHARED): $(PIC_OBJ) lib/libcasefold.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
+	    -Wl,--version-script=lib/libcasefold.map -o $@ $(PIC_OBJ)
+	ln -sf libcasefold.so.$(VERSION) $(O)/$(SONAME)
+	ln -sf $(SONAME) $(O)/libcasefold.so
+$(O)/libcasefold.pc: lib/libcasefold.pc.in include/casefold.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+$(O)/casefold: $(CLI_OBJ) $(STATIC)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+$(O)/casefoldfs: $(FS_OBJ) $(STATIC)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(FUSE_LIBS) -lpthread
+
+# The table generator is a host tool: never sanitized, never cross-compiled.
+$(O)/mktables: $(GEN_SRC) $(wildcard gen/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CPPFLAGS) -O2 -o $@ $(GEN_SRC)
+
+$(O)/tests/%: tests/unit/%.c $(STATIC) $(wildcard tests/unit/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -Itests/unit -Ilib -o $@ $< $(STATIC) $(LDFLAGS) $(TEST_LIBS)
+tests: $(TESTS) $(O)/mktables
+
+# The generated tables: inputs are the UCD files, output is committed.
+UCD ?= ../shared/ucd/17.0.0
+TABLES := lib/tables/unicode_tables.c
+regen: $(O)/mktables
+	$(O)/mktables $(UCD) > $(TABLES).tmp && mv $(TABLES).tmp $(TABLES)
+
+check:
+	$(MAKE) O=build/san SAN=1 all tests
+	tests/run build/san
+
+bench:
+	$(MAKE) all
+	bench/run $(O)
+
+fuzz:
+	$(MAKE) -C fuzz
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libcasefold.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libcasefold.so
+	install -m 644 include/casefold.h $(DESTDIR)$(INCDIR)/
+	install -m 644 $(O)/libcasefold.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 755 $(O)/casefold $(DESTDIR)$(BINDIR)/
+	$(if $(FS_SRC),install -m 755 $(O)/casefoldfs $(DESTDIR)$(SBINDIR)/)
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libcasefold.a $(DESTDIR)$(LIBDIR)/libcasefold.so* \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcasefold.pc $(DESTDIR)$(INCDIR)/casefold.h \
+	      $(DESTDIR)$(BINDIR)/casefold $(DESTDIR)$(SBINDIR)/casefoldfs
+
+clean:
+	rm -rf build
+
+-include $(wildcard $(O)/*/*.d $(O)/*/*/*.d $(O)/pic/*/*.d $(O)/pic/*/*/*.d)

@@ -1,0 +1,242 @@
+/*
+ * mktables: build libcasefold's Unicode tables from a UCD directory.
+ *
+ *   mktables UCD_DIR OUT_DIR   writes OUT_DIR/unicode_tables.{h,c}
+ *
+ * One table serves every Unicode version: each code point carries the index
+ * of the version that assigned it, and the library treats characters newer
+ * than the selected version as unassigned (the kernel's "maxage" scheme).
+ *
+ * Per code point the library needs its age, its canonical combining class,
+ * whether it is Default_Ignorable, and two fully expanded mappings:
+ *   nfd  its full canonical decomposition,
+ *   cf   its full case folding (C+F), each folded character decomposed
+ *        and folded again until nothing changes.
+ * Hangul syllables are flagged and decomposed by the library.
+ *
+ * Layout (see lib/tables.h): a three-level trie maps a code point to a 16-bit
+ * value.  Values below 0x8000 index a small array of {age, ccc, flags}
+ * classes (characters without a mapping); values from 0x8000 are offsets into
+ * a byte pool holding {class, nfd NUL-terminated, cf NUL-terminated unless it
+ * equals nfd}.  The pool's strings are UTF-8.  The first level holds block
+ * numbers (bytes), the others offsets.
+ *
+ * Before writing anything the tables are checked against NormalizationTest.txt
+ * and CaseFolding.txt (check.c); any failure is fatal.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mktables.h"
+
+static void expand(const struct ucd *u, uint32_t c, int fold, uint32_t *out, int *n, int depth)
+{
+	const struct ucd_char *ch = &u->cp[c];
+
+	if (depth > 8)
+		fatal("mapping of U+%04X does not terminate", c);
+	if (fold && ch->nfold) {
+		for (int i = 0; i < ch->nfold; i++)
+			expand(u, ch->fold[i], fold, out, n, depth + 1);
+	} else if (ch->ndecomp) {
+		for (int i = 0; i < ch->ndecomp; i++)
+			expand(u, ch->decomp[i], fold, out, n, depth + 1);
+	} else {
+		if (*n == MAX_MAP)
+			fatal("mapping of U+%04X too long", c);
+		out[(*n)++] = c;
+	}
+}
+
+int full_mapping(const struct ucd *u, uint32_t c, int fold, uint32_t *out)
+{
+	int n = 0;
+
+	expand(u, c, fold, out, &n, 0);
+	return n;
+}
+
+int utf8_put(uint32_t c, uint8_t *p)
+{
+	if (c < 0x80) {
+		p[0] = (uint8_t)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		p[0] = (uint8_t)(0xC0 | c >> 6);
+		p[1] = (uint8_t)(0x80 | (c & 0x3F));
+		return 2;
+	}
+	if (c < 0x10000) {
+		p[0] = (uint8_t)(0xE0 | c >> 12);
+		p[1] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+		p[2] = (uint8_t)(0x80 | (c & 0x3F));
+		return 3;
+	}
+	p[0] = (uint8_t)(0xF0 | c >> 18);
+	p[1] = (uint8_t)(0x80 | (c >> 12 & 0x3F));
+	p[2] = (uint8_t)(0x80 | (c >> 6 & 0x3F));
+	p[3] = (uint8_t)(0x80 | (c & 0x3F));
+	return 4;
+}
+
+static int is_identity(const uint32_t *m, int n, uint32_t c) { return n == 1 && m[0] == c; }
+
+/* Append a NUL-terminated UTF-8 string to the pool. */
+static void pool_string(struct tables *t, const uint32_t *m, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (t->npool + 5 > POOL_MAX)
+			fatal("mapping pool overflow");
+		t->npool += (unsigned)utf8_put(m[i], t->pool + t->npool);
+	}
+	t->pool[t->npool++] = 0;
+}
+
+/* Index of the {age, ccc, flags} class, created on first use. */
+static unsigned class_of(struct tables *t, uint8_t age, uint8_t ccc, uint8_t flags)
+{
+	for (unsigned i = 0; i < t->nclasses; i++)
+		if (t->classes[i][0] == age && t->classes[i][1] == ccc && t->classes[i][2] == flags)
+			return i;
+	if (t->nclasses == CLASS_MAX)
+		fatal("more than %d character classes", CLASS_MAX);
+	t->classes[t->nclasses][0] = age;
+	t->classes[t->nclasses][1] = ccc;
+	t->classes[t->nclasses][2] = flags;
+	return t->nclasses++;
+}
+
+/* The 16-bit value of one code point, creating its class or pool entry. */
+static uint16_t value_of(const struct ucd *u, struct tables *t, uint32_t c)
+{
+	const struct ucd_char *ch = &u->cp[c];
+	uint32_t nfd[MAX_MAP], cf[MAX_MAP];
+	int nn = full_mapping(u, c, 0, nfd), nc = full_mapping(u, c, 1, cf);
+	uint8_t flags = (uint8_t)((ch->ignorable ? F_IGNORABLE : 0) | (is_hangul(c) ? F_HANGUL : 0));
+
+	if (!is_identity(nfd, nn, c))
+		flags |= F_NFD;
+	if (!is_identity(cf, nc, c))
+		flags |= F_CF;
+	if (!(flags & (F_NFD | F_CF)))
+		return (uint16_t)class_of(t, ch->age, ch->ccc, flags);
+
+	int same = nn == nc && !memcmp(nfd, cf, (size_t)nn * sizeof(*nfd));
+	if (same)
+		flags |= F_CF_IS_NFD;
+	uint16_t v = (uint16_t)(0x8000 | t->npool);
+	if (t->npool + 1 > POOL_MAX)
+		fatal("mapping pool overflow");
+	t->pool[t->npool++] = (uint8_t)class_of(t, ch->age, ch->ccc, flags);
+	pool_string(t, nfd, (flags & F_NFD) ? nn : 0);
+	if (!same)
+		pool_string(t, cf, (flags & F_CF) ? nc : 0);
+	return v;
+}
+
+/* Blocks of a trie level, deduplicated through a hash of their contents. */
+#define SLOTS (1u << 17)
+struct dedup {
+	uint16_t *arr;  /* the level being built */
+	unsigned *len;  /* its length in entries */
+	unsigned slot[SLOTS]; /* start + 1 of a block, 0 = empty */
+};
+
+static uint32_t block_hash(const uint16_t *blk, unsigned n)
+{
+	uint32_t h = 2166136261u;
+
+	for (unsigned i = 0; i < n; i++)
+		h = (h ^ blk[i]) * 16777619u;
+	return h;
+}
+
+/* Find or append a block of n entries; returns its start. */
+static unsigned intern(struct dedup *d, const uint16_t *blk, unsigned n)
+{
+	for (uint32_t i = block_hash(blk, n) & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
+		if (!d->slot[i]) {
+			memcpy(d->arr + *d->len, blk, n * sizeof(*blk));
+			*d->len += n;
+			d->slot[i] = *d->len - n + 1;
+			return *d->len - n;
+		}
+		if (!memcmp(d->arr + d->slot[i] - 1, blk, n * sizeof(*blk)))
+			return d->slot[i] - 1;
+	}
+}
+
+/* Pack the per-code-point values into the three-level trie with the given
+ * shifts; returns its size in bytes (or a huge number if it cannot fit). */
+static size_t pack(const uint16_t *values, struct trie *tr, unsigned s1, unsigned s2)
+{
+	static struct dedup d2, d3;
+	unsigned n3 = 1u << s2, n2 = 1u << (s1 - s2);
+
+	tr->shift1 = s1;
+	tr->shift2 = s2;
+	tr->n1 = tr->n2 = tr->n3 = 0;
+	memset(&d2, 0, sizeof(d2));
+	memset(&d3, 0, sizeof(d3));
+	d2.arr = tr->l2, d2.len = &tr->n2;
+	d3.arr = tr->l3, d3.len = &tr->n3;
+	for (uint32_t hi = 0; hi < NCODEPOINTS; hi += 1u << s1) {
+		uint16_t l2[1u << 12];
+		for (unsigned j = 0; j < n2; j++) {
+			unsigned at = intern(&d3, values + hi + (j << s2), n3);
+			if (at > 0xFFFF)
+				return (size_t)-1;
+			l2[j] = (uint16_t)at;
+		}
+		unsigned at = intern(&d2, l2, n2);
+		if (at > 0xFFFF)
+			return (size_t)-1;
+		if ((at >> (s1 - s2)) > 0xFF)
+			return (size_t)-1;
+		tr->l1[tr->n1++] = (uint8_t)(at >> (s1 - s2));
+	}
+	return tr->n1 + 2 * ((size_t)tr->n2 + tr->n3);
+}
+
+static void build(const struct ucd *u, struct tables *t)
+{
+	uint16_t *values = malloc(NCODEPOINTS * sizeof(*values));
+	size_t best = (size_t)-1;
+	unsigned b1 = 0, b2 = 0;
+
+	if (!values)
+		fatal("out of memory");
+	for (uint32_t c = 0; c < NCODEPOINTS; c++)
+		values[c] = value_of(u, t, c);
+	/* Choose the shifts giving the smallest trie: deterministic. */
+	for (unsigned s1 = 8; s1 <= 16; s1++)
+		for (unsigned s2 = 3; s2 < s1 && s1 - s2 <= 12; s2++) {
+			size_t sz = pack(values, &t->trie, s1, s2);
+			if (sz < best) {
+				best = sz;
+				b1 = s1;
+				b2 = s2;
+			}
+		}
+	pack(values, &t->trie, b1, b2);
+	free(values);
+}
+
+int main(int argc, char **argv)
+{
+	static struct ucd u;
+	static struct tables t;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: mktables UCD_DIR OUT_DIR\n");
+		return 2;
+	}
+	ucd_load(&u, argv[1]);
+	check_sources(&u);
+	build(&u, &t);
+	check_tables(&u, &t, argv[1]);
+	emit(&u, &t, argv[2]);
+	return 0;
+}

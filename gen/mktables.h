@@ -1,0 +1,46 @@
+/* Shared declarations of the table generator. */
+#ifndef GEN_MKTABLES_H
+#define GEN_MKTABLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ucd.h"
+
+/* Flags of a character (mirrored by lib/tables.h). */
+#define F_IGNORABLE 0x01 /* Default_Ignorable_Code_Point */
+#define F_HANGUL 0x02    /* precomposed Hangul syllable */
+#define F_NFD 0x04       /* has a canonical decomposition */
+#define F_CF 0x08        /* has a case folding (after decomposition) */
+#define F_CF_IS_NFD 0x10 /* the folding equals the decomposition */
+
+#define CLASS_MAX 256
+#define POOL_MAX 0x8000
+
+struct trie {
+	unsigned shift1, shift2;
+	unsigned n1, n2, n3;
+	uint8_t l1[NCODEPOINTS >> 8];
+	uint16_t l2[NCODEPOINTS >> 3];
+	uint16_t l3[NCODEPOINTS];
+};
+
+struct tables {
+	uint8_t classes[CLASS_MAX][3]; /* age, ccc, flags */
+	unsigned nclasses;
+	uint8_t pool[POOL_MAX];
+	unsigned npool;
+	struct trie trie;
+};
+
+_Noreturn void fatal(const char *fmt, ...);
+
+/* Full decomposition (fold = 0) or folding (fold = 1) of c; returns length. */
+int full_mapping(const struct ucd *u, uint32_t c, int fold, uint32_t *out);
+int utf8_put(uint32_t c, uint8_t *p);
+
+void check_sources(const struct ucd *u);
+void check_tables(struct ucd *u, const struct tables *t, const char *dir);
+void emit(const struct ucd *u, const struct tables *t, const char *outdir);
+
+#endif
