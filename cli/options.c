@@ -1,0 +1,151 @@
+/* Option parsing for every verb, driven by the one table of options. */
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+
+#include "diag.h"
+#include "options.h"
+#include "verb.h"
+
+const struct cli_option cli_options[] = {
+	{ CLI_OPT_ENCODING, "encoding", 0, "NAME",
+	  "Unicode rules to apply: utf8-X.Y.Z or X.Y.Z for any\n"
+	  "version from 1.1.0 to the latest, utf8 (= utf8-12.1.0,\n"
+	  "the one ext4 stores on disk) or ascii; default\n"
+	  "utf8-12.1.0.  'casefold versions' lists them." },
+	{ CLI_OPT_IGNORABLES, "ignorables", 0, "strip|keep",
+	  "strip (the default, as the kernel does) removes\n"
+	  "Default_Ignorable code points such as U+200B; keep\n"
+	  "treats them as ordinary characters." },
+	{ CLI_OPT_STRICT, "strict", 0, NULL,
+	  "treat names that are not valid for the encoding as\n"
+	  "errors, as ext4's strict mode does, including the stray\n"
+	  "continuation bytes the kernel otherwise passes through." },
+	{ CLI_OPT_NOCASE, "nocase", 0, NULL,
+	  "compare case-insensitively: nfdicf, the rule of a\n"
+	  "casefolded directory, instead of nfdi." },
+	{ CLI_OPT_HEX, "hex", 0, NULL,
+	  "print each result as lowercase hex bytes (61cc8a)." },
+	{ CLI_OPT_NUL, "null", '0', NULL,
+	  "names on standard input are separated by NUL bytes\n"
+	  "instead of newlines, and every result line ends with a\n"
+	  "NUL byte instead of a newline." },
+	{ CLI_OPT_MAN, "man", 0, NULL,
+	  "print the whole manual page, in roff, instead." },
+	{ CLI_OPT_HELP, "help", 'h', NULL,
+	  "print this help and exit." },
+};
+const size_t cli_option_count = sizeof(cli_options) / sizeof(cli_options[0]);
+
+/* getopt_long's value for an option: its short name, or 256 + its index. */
+static int option_value(size_t i)
+{
+	return cli_options[i].short_name ? cli_options[i].short_name : 256 + (int)i;
+}
+
+static const struct cli_option *option_of_value(int val)
+{
+	for (size_t i = 0; i < cli_option_count; i++)
+		if (option_value(i) == val)
+			return &cli_options[i];
+	return NULL;
+}
+
+static int load_encoding(const struct cli_verb *verb, struct cli_args *args,
+			 const char *name, unsigned flags)
+{
+	int err = cf_encoding_init(&args->enc, name, flags);
+
+	if (err == -ENOENT)
+		return cli_usage(verb->name, "unknown encoding '%s' (see 'casefold versions')",
+				 name);
+	if (err < 0)
+		return cli_usage(verb->name, "encoding '%s': %s", name, cf_strerror(err));
+	return CLI_PARSED;
+}
+
+int cli_parse(const struct cli_verb *verb, int argc, char **argv,
+	      struct cli_args *args)
+{
+	/* ':' first: report a missing argument apart from an unknown option. */
+	char shortopts[2 * sizeof(cli_options) / sizeof(cli_options[0]) + 2] = ":";
+	struct option longopts[sizeof(cli_options) / sizeof(cli_options[0]) + 1];
+	unsigned accepted = verb->options | CLI_OPT_HELP;
+	const char *encoding = CLI_DEFAULT_ENCODING;
+	unsigned flags = 0;
+	size_t n = 0, ns = 1;
+	int c;
+
+	for (size_t i = 0; i < cli_option_count; i++) {
+		const struct cli_option *o = &cli_options[i];
+
+		if (!(o->bit & accepted))
+			continue;
+		longopts[n++] = (struct option){ o->name,
+			o->arg ? required_argument : no_argument, NULL, option_value(i) };
+		if (o->short_name) {
+			shortopts[ns++] = o->short_name;
+			if (o->arg)
+				shortopts[ns++] = ':';
+		}
+	}
+	longopts[n] = (struct option){ 0 };
+	shortopts[ns] = '\0';
+
+	*args = (struct cli_args){ 0 };
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct cli_option *o = option_of_value(c);
+
+		if (c == '?' && optopt && optopt < 256)
+			return cli_usage(verb->name, "unknown option '-%c'", optopt);
+		if (c == '?')
+			return cli_usage(verb->name, "invalid option '%s'", argv[optind - 1]);
+		if (c == ':')
+			return cli_usage(verb->name, "option '%s' needs an argument",
+					 argv[optind - 1]);
+		switch (o->bit) {
+		case CLI_OPT_HELP:
+			return CLI_PARSED_HELP;
+		case CLI_OPT_ENCODING:
+			encoding = optarg;
+			break;
+		case CLI_OPT_IGNORABLES:
+			if (strcmp(optarg, "keep") == 0)
+				flags |= CF_KEEP_IGNORABLES;
+			else if (strcmp(optarg, "strip") == 0)
+				flags &= ~CF_KEEP_IGNORABLES;
+			else
+				return cli_usage(verb->name,
+						 "--ignorables is 'strip' or 'keep', not '%s'", optarg);
+			break;
+		case CLI_OPT_STRICT:
+			flags |= CF_STRICT;
+			args->strict = true;
+			break;
+		case CLI_OPT_NOCASE:
+			args->nocase = true;
+			break;
+		case CLI_OPT_HEX:
+			args->hex = true;
+			break;
+		case CLI_OPT_NUL:
+			args->nul = true;
+			break;
+		case CLI_OPT_MAN:
+			args->man = true;
+			break;
+		}
+	}
+
+	args->operands = argv + optind;
+	args->noperands = argc - optind;
+	if (args->noperands < verb->min_operands)
+		return cli_usage(verb->name, "missing operand (casefold %s [OPTION]... %s)",
+				 verb->name, verb->doc.operands);
+	if (verb->max_operands >= 0 && args->noperands > verb->max_operands)
+		return cli_usage(verb->name, "unexpected operand '%s'",
+				 args->operands[verb->max_operands]);
+	return load_encoding(verb, args, encoding, flags);
+}

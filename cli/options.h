@@ -1,0 +1,68 @@
+/*
+ * Command-line options.  Every option of every verb is described once, in
+ * cli_options[]: the parser and the help text are both built from it, so
+ * they cannot disagree.  A verb says which options it accepts with a mask.
+ */
+#ifndef CLI_OPTIONS_H
+#define CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "casefold.h"
+
+struct cli_verb;
+
+/* One bit per option, for a verb's mask. */
+enum {
+	CLI_OPT_ENCODING = 1u << 0,
+	CLI_OPT_IGNORABLES = 1u << 1,
+	CLI_OPT_STRICT = 1u << 2,
+	CLI_OPT_NOCASE = 1u << 3,
+	CLI_OPT_HEX = 1u << 4,
+	CLI_OPT_NUL = 1u << 5,
+	CLI_OPT_MAN = 1u << 6,
+	CLI_OPT_HELP = 1u << 7, /* every verb accepts it */
+};
+
+/* The options fold and normalize share; cmp and validate take subsets. */
+#define CLI_OPTS_RULE (CLI_OPT_ENCODING | CLI_OPT_IGNORABLES | CLI_OPT_STRICT)
+
+struct cli_option {
+	unsigned bit;      /* CLI_OPT_* */
+	const char *name;  /* long name, without "--" */
+	char short_name;   /* 0 if none */
+	const char *arg;   /* name of the argument in help, NULL if none */
+	const char *help;  /* lines of at most 54 columns */
+};
+
+extern const struct cli_option cli_options[];
+extern const size_t cli_option_count;
+
+/* A verb's parsed command line: what the verb's work needs, nothing else. */
+struct cli_args {
+	cf_encoding enc;  /* --encoding, --ignorables and --strict, loaded */
+	bool strict;      /* --strict */
+	bool nocase;      /* --nocase */
+	bool hex;         /* --hex */
+	bool nul;         /* -0 */
+	bool man;         /* --man */
+	char **operands;  /* what follows the options, in order */
+	int noperands;
+};
+
+/* The encoding used when --encoding is not given: the one ext4 stores. */
+#define CLI_DEFAULT_ENCODING "utf8-12.1.0"
+
+/* cli_parse() results besides CLI_EXIT_TROUBLE. */
+enum { CLI_PARSED = 0, CLI_PARSED_HELP = -1 };
+
+/*
+ * Parse argv (argv[0] is the verb's name) against the options the verb
+ * accepts and its operand count.  Returns CLI_PARSED, CLI_PARSED_HELP when
+ * --help was given, or CLI_EXIT_TROUBLE after reporting a usage error.
+ */
+int cli_parse(const struct cli_verb *verb, int argc, char **argv,
+	      struct cli_args *args);
+
+#endif
