@@ -5,7 +5,10 @@
  *   2. one million random names mixing ASCII, combining marks in
  *      non-canonical order (U+0345 among them), Hangul, ignorables,
  *      characters newer than 12.1 and invalid bytes;
- *   3. compare results agree with ext2fs_casefold_cmp on random pairs.
+ *   3. compare results agree with ext2fs_casefold_cmp on random pairs;
+ *   4. ext4 directory hashes (every algorithm, with and without casefold,
+ *      default and random seeds) agree with ext2fs_dirhash2 on both sets,
+ *      wherever libext2fs can hash at all (see casefold_ext4.h).
  * Set CF_ORACLE_STRINGS to change the number of random names.
  */
 #include <errno.h>
@@ -14,6 +17,7 @@
 #include <string.h>
 
 #include "casefold.h"
+#include "casefold_ext4.h"
 #include "check.h"
 #include "ext2fs_oracle.h"
 
@@ -32,9 +36,36 @@ static int put_utf8(uint32_t c, char *p)
 	       p[2] = (char)(0x80 | (c >> 6 & 0x3F)), p[3] = (char)(0x80 | (c & 0x3F)), 4;
 }
 
-/* Compare our fold of s with the oracle's; returns 1 if they agree. */
+static uint32_t seed[4];
+static unsigned long hashes_checked;
+
+/* Compare the ext4 dirhash of s under alg with libext2fs's; casefolded
+ * if fold.  Returns 1 if they agree or libext2fs cannot hash s. */
+static int hash_agrees(const char *s, size_t len, int alg, int fold)
+{
+	ext2_dirhash_t wmaj = 0, wmin = 0;
+	uint32_t gmaj = 0, gmin = 0;
+	errcode_t err = ext2fs_dirhash2(alg, s, (int)len, fold ? (const void *)oracle : NULL,
+					fold ? EXT4_CASEFOLD_FL : 0, seed, &wmaj, &wmin);
+
+	if (err)
+		return 1;
+	hashes_checked++;
+	if (cf_ext4_dirhash((enum cf_ext4_hash)alg, seed, s, len, fold ? &enc : NULL, &gmaj, &gmin))
+		return 0;
+	return wmaj == gmaj && wmin == gmin;
+}
+
+/* Compare our fold of s with the oracle's, and the half_md4 casefold
+ * dirhash, plus one other algorithm; returns 1 if they agree. */
 static int agree(const char *s, size_t len)
 {
+	static int alg;
+
+	if (!hash_agrees(s, len, EXT2_HASH_HALF_MD4, 1) ||
+	    !hash_agrees(s, len, alg++ % 6, (int)(len & 1)))
+		return 0;
+
 	unsigned char want[4096];
 	char got[4096];
 	int w = oracle_fold(s, len, want, sizeof(want));
@@ -189,6 +220,11 @@ int main(void)
 	CHECK(cf_encoding_init(&enc, "utf8-12.1.0", 0) == 0, "load");
 	every_code_point();
 	random_names(count);
+	/* The rest with a non-default hash seed. */
+	seed[0] = 0x01234567, seed[1] = 0x89abcdef, seed[2] = 0xdeadbeef, seed[3] = 0x5eed5eed;
 	random_pairs(count / 4);
+	random_names(count / 4);
+	printf("ext4 dirhashes compared: %lu\n", hashes_checked);
+	CHECK(hashes_checked > count, "too few hashes compared");
 	return test_done("kernel oracle");
 }
