@@ -1,0 +1,154 @@
+/*
+ * casefoldfs — ext4-style per-directory case-insensitivity over any directory
+ * tree, as a FUSE 3 low-level daemon.
+ *
+ * Layers, each in its own file:
+ *   main.c      command line, mount, session loop
+ *   super.c     the superblock record at the backing root (format there)
+ *   names.c     the naming rule of a directory; the only caller of libcasefold
+ *   dirindex.c  per-directory index of stored names keyed by name hash
+ *   inode.c     the inode table: backing O_PATH fds, lookup/forget counts
+ *   dir.c       the casefold flag and name resolution inside one directory
+ *   ops_dir.c   namespace operations (lookup, create, rename, readdir, ...)
+ *   ops_file.c  operations on one object (attributes, I/O, xattrs)
+ *   ioctl.c     FS_IOC_GETFLAGS / SETFLAGS / FSGETXATTR (chattr, lsattr)
+ *
+ * Locking, outermost first: a directory's lock (two directories: lower
+ * address first), then the inode table lock.  No lock is held while talking
+ * to the kernel, so the kernel can never wait on us while we wait on it.
+ */
+#ifndef CASEFOLDFS_H
+#define CASEFOLDFS_H
+
+#define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
+
+#include <fuse_lowlevel.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "casefold.h"
+
+/* FS_CASEFOLD_FL, as ext4 reports it through FS_IOC_GETFLAGS. */
+#define CFS_CASEFOLD_FL 0x40000000u
+
+/* The xattr on a backing directory that makes it case-insensitive. */
+#define CFS_FLAG_XATTR "trusted.casefoldfs.casefold"
+/* Every xattr with this prefix is ours: hidden from listxattr, refused. */
+#define CFS_XATTR_PREFIX "trusted.casefoldfs."
+
+/* The longest name a directory entry may have, as on ext4. */
+#define CFS_NAME_MAX 255
+
+/* How names compare inside one directory. */
+enum cfs_rule {
+	CFS_EXACT,     /* byte for byte: a plain directory */
+	CFS_FOLD,      /* cf_name_match: a casefolded (+F) directory */
+	CFS_NORMALIZE, /* canonical equivalence only: plain dirs, normalize_all */
+};
+
+/* Mount options that the superblock records. */
+struct cfs_options {
+	char encoding[32];   /* canonical encoding name, or "none" */
+	bool strict;         /* strict_encoding */
+	bool keep_ignorables;
+	bool normalize_all;
+};
+
+struct cfs_dirindex;
+
+struct cfs_inode {
+	int fd;          /* O_PATH|O_NOFOLLOW on the backing object; immutable */
+	dev_t dev;       /* backing identity: immutable */
+	ino_t ino;
+	mode_t type;     /* S_IFMT bits: immutable */
+
+	uint64_t nlookup;       /* kernel references; table lock */
+	struct cfs_inode *next; /* hash chain; table lock */
+
+	pthread_mutex_t lock;   /* the directory lock: fields below, and
+				   every change to this directory's entries */
+	bool casefold;          /* +F, mirrors CFS_FLAG_XATTR; lock */
+	struct cfs_dirindex *index; /* NULL until first needed; lock */
+};
+
+struct cfs {
+	/* Immutable once mounted. */
+	struct cfs_options opt;
+	bool has_encoding;          /* false when opt.encoding is "none" */
+	cf_encoding enc;            /* valid when has_encoding */
+	double attr_timeout;
+	double entry_timeout;       /* positive entries in CFS_EXACT dirs */
+	struct cfs_inode root;
+
+	pthread_mutex_t table_lock; /* the inode table below */
+	struct cfs_inode **table;   /* table lock */
+	size_t table_size;          /* buckets; table lock */
+	size_t table_count;         /* inodes, root excluded; table lock */
+};
+
+/* super.c */
+#define CFS_SUPER_NAME ".casefoldfs"
+#define CFS_SUPER_TMP ".casefoldfs.tmp"
+int super_load(int rootfd, struct cfs_options *opt, const struct cfs_options *given,
+	       bool given_encoding, char *err, size_t errlen);
+bool super_hidden(const struct cfs *fs, const struct cfs_inode *dir, const char *name);
+
+/* names.c */
+enum cfs_rule names_rule(const struct cfs *fs, bool casefold);
+int names_check_create(const struct cfs *fs, enum cfs_rule rule, const char *name);
+int names_check_lookup(const struct cfs *fs, enum cfs_rule rule, const char *name);
+int names_hash(const struct cfs *fs, enum cfs_rule rule, const char *s, size_t len,
+	       uint64_t *hash);
+bool names_match(const struct cfs *fs, enum cfs_rule rule, const char *a, size_t alen,
+		 const char *b, size_t blen);
+
+/* dirindex.c */
+struct cfs_dirindex *dirindex_new(void);
+void dirindex_free(struct cfs_dirindex *idx);
+int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
+		     const struct cfs_inode *dir);
+int dirindex_find(const struct cfs_dirindex *idx, const struct cfs *fs,
+		  enum cfs_rule rule, const char *name, char *stored);
+void dirindex_add(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
+		  const char *name);
+void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
+		     const char *name);
+void dirindex_stamp(struct cfs_dirindex *idx, int dirfd);
+
+/* inode.c */
+int inode_table_init(struct cfs *fs, int rootfd);
+void inode_table_destroy(struct cfs *fs);
+struct cfs_inode *inode_get(struct cfs *fs, fuse_ino_t ino);
+fuse_ino_t inode_id(struct cfs *fs, struct cfs_inode *in);
+int inode_acquire(struct cfs *fs, int fd, const struct stat *st, struct cfs_inode **out);
+void inode_forget(struct cfs *fs, struct cfs_inode *in, uint64_t n);
+void inode_procpath(const struct cfs_inode *in, char buf[static 64]);
+
+/* dir.c */
+int dir_load_flag(struct cfs_inode *dir);
+int dir_store_flag(struct cfs_inode *dir, bool on);
+enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir);
+int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored);
+void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name);
+void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name);
+int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir);
+void dir_lock2(struct cfs_inode *a, struct cfs_inode *b);
+void dir_unlock2(struct cfs_inode *a, struct cfs_inode *b);
+
+/* ops_dir.c, ops_file.c, ioctl.c */
+void ops_dir_fill(struct fuse_lowlevel_ops *ops);
+void ops_file_fill(struct fuse_lowlevel_ops *ops);
+void cfs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
+	       struct fuse_file_info *fi, unsigned flags, const void *in_buf,
+	       size_t in_bufsz, size_t out_bufsz);
+
+/* The daemon's state, from a request. */
+static inline struct cfs *cfs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+#endif /* CASEFOLDFS_H */

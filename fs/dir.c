@@ -1,0 +1,152 @@
+/*
+ * One directory: its persistent casefold flag and how a name given by the
+ * kernel resolves to the name stored in the backing directory.
+ *
+ * The flag is the xattr CFS_FLAG_XATTR (value "1") on the backing
+ * directory: it travels with the tree, survives remounts and needs no side
+ * database.  A trusted.* name keeps unprivileged users of the backing tree
+ * from flipping it behind a non-empty directory's back.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "casefoldfs.h"
+
+int dir_load_flag(struct cfs_inode *dir)
+{
+	char path[64], value[8];
+
+	inode_procpath(dir, path);
+	if (getxattr(path, CFS_FLAG_XATTR, value, sizeof(value)) >= 0)
+		dir->casefold = true;
+	else if (errno == ENODATA || errno == ENOTSUP)
+		dir->casefold = false;
+	else
+		return -errno;
+	return 0;
+}
+
+/* Caller holds dir->lock and has checked that the directory is empty. */
+int dir_store_flag(struct cfs_inode *dir, bool on)
+{
+	char path[64];
+
+	inode_procpath(dir, path);
+	if (on ? setxattr(path, CFS_FLAG_XATTR, "1", 1, 0) < 0
+	       : removexattr(path, CFS_FLAG_XATTR) < 0 && errno != ENODATA)
+		return -errno;
+	dir->casefold = on;
+	/* The rule changed: an index built under the old one is meaningless. */
+	dirindex_free(dir->index);
+	dir->index = NULL;
+	return 0;
+}
+
+/* Caller holds dir->lock. */
+enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir)
+{
+	return names_rule(fs, dir->casefold);
+}
+
+/*
+ * Finds the stored name for name in dir (caller holds dir->lock): the exact
+ * bytes first, as Linux's generic_ci_match does, then the index.  The index
+ * is revalidated first whenever it exists, so that the mutating operation
+ * that follows a resolve never stamps an index that was already stale.
+ * Returns 0 with stored filled, -ENOENT, or another negative errno.
+ */
+int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored)
+{
+	enum cfs_rule rule = dir_rule(fs, dir);
+	struct stat st;
+	int err;
+
+	if (dir->index && (err = dirindex_refresh(dir->index, fs, rule, dir)) < 0)
+		return err;
+	if (!super_hidden(fs, dir, name)) {
+		if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			strcpy(stored, name);
+			return 0;
+		}
+		if (errno != ENOENT)
+			return -errno;
+	}
+	if (rule == CFS_EXACT)
+		return -ENOENT;
+	if (!dir->index) {
+		dir->index = dirindex_new();
+		if (!dir->index)
+			return -ENOMEM;
+		err = dirindex_refresh(dir->index, fs, rule, dir);
+		if (err < 0)
+			return err;
+	}
+	return dirindex_find(dir->index, fs, rule, name, stored);
+}
+
+/* After name was created in dir through the mount (dir->lock held). */
+void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name)
+{
+	if (dir->index) {
+		dirindex_add(dir->index, fs, dir_rule(fs, dir), name);
+		dirindex_stamp(dir->index, dir->fd);
+	}
+}
+
+/* After name was removed from dir through the mount (dir->lock held). */
+void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name)
+{
+	if (dir->index) {
+		dirindex_remove(dir->index, fs, dir_rule(fs, dir), name);
+		dirindex_stamp(dir->index, dir->fd);
+	}
+}
+
+/* 1 if dir has no entries but ".", ".." and our hidden files, 0 if it has. */
+int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir)
+{
+	struct dirent *d;
+	int fd, empty = 1;
+	DIR *dp;
+
+	fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dp = fdopendir(fd);
+	if (!dp) {
+		close(fd);
+		return -errno;
+	}
+	while (empty && (d = readdir(dp)) != NULL)
+		if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0 &&
+		    !super_hidden(fs, dir, d->d_name))
+			empty = 0;
+	closedir(dp);
+	return empty;
+}
+
+/* Locks one or two directories in a fixed order (lower address first). */
+void dir_lock2(struct cfs_inode *a, struct cfs_inode *b)
+{
+	if (a == b) {
+		pthread_mutex_lock(&a->lock);
+	} else if ((uintptr_t)a < (uintptr_t)b) {
+		pthread_mutex_lock(&a->lock);
+		pthread_mutex_lock(&b->lock);
+	} else {
+		pthread_mutex_lock(&b->lock);
+		pthread_mutex_lock(&a->lock);
+	}
+}
+
+void dir_unlock2(struct cfs_inode *a, struct cfs_inode *b)
+{
+	pthread_mutex_unlock(&a->lock);
+	if (a != b)
+		pthread_mutex_unlock(&b->lock);
+}

@@ -1,0 +1,254 @@
+/*
+ * The per-directory index: every stored name of one backing directory,
+ * chained in buckets by the directory rule's name hash, so that an inexact
+ * lookup costs one hash and a few comparisons whatever the directory's size.
+ *
+ * The index is built lazily from a readdir of the backing directory, kept
+ * current by the operations that change the directory through the mount
+ * (dirindex_add/remove, then dirindex_stamp), and rebuilt whenever the
+ * backing directory's mtime or ctime differs from the stamp recorded when
+ * the index was last known to be complete — that is how changes made
+ * directly in the backing tree are noticed at the next lookup.
+ *
+ * Callers hold the directory's lock.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "casefoldfs.h"
+
+struct entry {
+	struct entry *next;
+	uint64_t hash;
+	size_t len;
+	char name[];
+};
+
+struct cfs_dirindex {
+	struct entry **buckets;
+	size_t size;            /* buckets, a power of two (0: not built) */
+	size_t count;
+	bool complete;          /* false after an allocation failure */
+	struct timespec mtime;  /* backing directory when last complete */
+	struct timespec ctime;
+};
+
+struct cfs_dirindex *dirindex_new(void)
+{
+	return calloc(1, sizeof(struct cfs_dirindex));
+}
+
+static void clear(struct cfs_dirindex *idx)
+{
+	for (size_t i = 0; i < idx->size; i++) {
+		struct entry *e = idx->buckets[i], *next;
+
+		for (; e; e = next) {
+			next = e->next;
+			free(e);
+		}
+	}
+	free(idx->buckets);
+	idx->buckets = NULL;
+	idx->size = idx->count = 0;
+	idx->complete = false;
+}
+
+void dirindex_free(struct cfs_dirindex *idx)
+{
+	if (idx) {
+		clear(idx);
+		free(idx);
+	}
+}
+
+static bool grow(struct cfs_dirindex *idx)
+{
+	size_t size = idx->size ? idx->size * 2 : 64;
+	struct entry **b = calloc(size, sizeof(*b));
+
+	if (!b)
+		return false;
+	for (size_t i = 0; i < idx->size; i++) {
+		struct entry *e = idx->buckets[i], *next;
+
+		for (; e; e = next) {
+			next = e->next;
+			e->next = b[e->hash & (size - 1)];
+			b[e->hash & (size - 1)] = e;
+		}
+	}
+	free(idx->buckets);
+	idx->buckets = b;
+	idx->size = size;
+	return true;
+}
+
+/* Names this rule cannot hash (strict, invalid) are unreachable: skip them. */
+static void insert(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
+		   const char *name)
+{
+	size_t len = strlen(name);
+	struct entry *e;
+	uint64_t hash;
+
+	if (names_hash(fs, rule, name, len, &hash) < 0)
+		return;
+	if (idx->count >= idx->size && !grow(idx))
+		goto nomem;
+	e = malloc(sizeof(*e) + len + 1);
+	if (!e)
+		goto nomem;
+	e->hash = hash;
+	e->len = len;
+	memcpy(e->name, name, len + 1);
+	e->next = idx->buckets[hash & (idx->size - 1)];
+	idx->buckets[hash & (idx->size - 1)] = e;
+	idx->count++;
+	return;
+nomem:
+	/* An incomplete index could hide a name: force a rebuild next time. */
+	idx->complete = false;
+}
+
+static bool stamps_equal(const struct cfs_dirindex *idx, const struct stat *st)
+{
+	return idx->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       idx->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       idx->ctime.tv_sec == st->st_ctim.tv_sec &&
+	       idx->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+static void set_stamps(struct cfs_dirindex *idx, const struct stat *st)
+{
+	idx->mtime = st->st_mtim;
+	idx->ctime = st->st_ctim;
+}
+
+/* Reads the whole backing directory into a fresh index. */
+static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
+		   const struct cfs_inode *dir, const struct stat *st)
+{
+	struct dirent *d;
+	DIR *dp;
+	int fd;
+
+	clear(idx);
+	fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dp = fdopendir(fd);
+	if (!dp) {
+		close(fd);
+		return -errno;
+	}
+	if (!grow(idx)) {
+		closedir(dp);
+		return -ENOMEM;
+	}
+	idx->complete = true;
+	while ((d = readdir(dp)) != NULL) {
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
+		    super_hidden(fs, dir, d->d_name))
+			continue;
+		insert(idx, fs, rule, d->d_name);
+	}
+	closedir(dp);
+	set_stamps(idx, st);
+	return idx->complete ? 0 : -ENOMEM;
+}
+
+/* Makes the index match the backing directory, rebuilding it if stale. */
+int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
+		     const struct cfs_inode *dir)
+{
+	struct stat st;
+
+	if (fstat(dir->fd, &st) < 0)
+		return -errno;
+	if (idx->complete && stamps_equal(idx, &st))
+		return 0;
+	return rebuild(idx, fs, rule, dir, &st);
+}
+
+/*
+ * Finds the stored name matching name under the rule.  Several stored names
+ * can match only when they were created behind the daemon's back; the
+ * documented choice is then the smallest in byte order (memcmp, shorter
+ * first on a common prefix), which does not depend on readdir order.
+ */
+int dirindex_find(const struct cfs_dirindex *idx, const struct cfs *fs,
+		  enum cfs_rule rule, const char *name, char *stored)
+{
+	size_t len = strlen(name);
+	const struct entry *best = NULL;
+	uint64_t hash;
+	int err;
+
+	err = names_hash(fs, rule, name, len, &hash);
+	if (err < 0)
+		return err;
+	if (idx->size == 0)
+		return -ENOENT;
+	for (const struct entry *e = idx->buckets[hash & (idx->size - 1)]; e; e = e->next) {
+		if (e->hash != hash || !names_match(fs, rule, name, len, e->name, e->len))
+			continue;
+		if (best) {
+			fuse_log(FUSE_LOG_WARNING,
+				 "casefoldfs: stored names \"%s\" and \"%s\" collide\n",
+				 best->name, e->name);
+			if (strcmp(e->name, best->name) >= 0)
+				continue;
+		}
+		best = e;
+	}
+	if (!best)
+		return -ENOENT;
+	memcpy(stored, best->name, best->len + 1);
+	return 0;
+}
+
+void dirindex_add(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
+		  const char *name)
+{
+	if (idx->complete)
+		insert(idx, fs, rule, name);
+}
+
+void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
+		     const char *name)
+{
+	size_t len = strlen(name);
+	uint64_t hash;
+
+	if (idx->size == 0 || names_hash(fs, rule, name, len, &hash) < 0)
+		return;
+	for (struct entry **p = &idx->buckets[hash & (idx->size - 1)]; *p; p = &(*p)->next) {
+		struct entry *e = *p;
+
+		if (e->len == len && memcmp(e->name, name, len) == 0) {
+			*p = e->next;
+			free(e);
+			idx->count--;
+			return;
+		}
+	}
+}
+
+/*
+ * Called after the daemon changed the directory and updated the index: the
+ * new timestamps are ours, not a sign of an outside change.  A change made
+ * behind our back between our own change and this fstat goes unnoticed until
+ * the directory changes again (a window of one system call).
+ */
+void dirindex_stamp(struct cfs_dirindex *idx, int dirfd)
+{
+	struct stat st;
+
+	if (idx->complete && fstat(dirfd, &st) == 0)
+		set_stamps(idx, &st);
+}

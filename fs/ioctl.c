@@ -1,0 +1,162 @@
+/*
+ * The inode-flag ioctls, enough for e2fsprogs' chattr and lsattr and for
+ * Wine's probe of FS_CASEFOLD_FL.  The kernel forwards FS_IOC_GETFLAGS and
+ * FS_IOC_SETFLAGS with a 4-byte payload (not sizeof(long)), and chattr
+ * insists on FS_IOC_FSGETXATTR too.
+ *
+ * The casefold bit is ours (the directory's xattr); every other bit is the
+ * backing object's own, passed through, so lsattr shows what the backing
+ * filesystem has (e.g. ext4's 'e') and chattr +i still works.  The rules
+ * for changing the bit are ext4's, checked only when the bit changes:
+ * EOPNOTSUPP without an encoding or on a non-directory, ENOTEMPTY unless
+ * the directory is empty.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "casefoldfs.h"
+
+/* A real descriptor on the backing object, for ioctls O_PATH cannot do. */
+static int open_backing(const struct cfs_inode *in)
+{
+	char path[64];
+
+	if (!S_ISREG(in->type) && !S_ISDIR(in->type))
+		return -ENOTTY;
+	inode_procpath(in, path);
+	return open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+/* The backing object's flags without the casefold bit; 0 if it has none. */
+static int backing_flags(const struct cfs_inode *in, unsigned int *flags)
+{
+	int fd = open_backing(in), v = 0, err = 0;
+
+	*flags = 0;
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &v) < 0)
+		err = errno == ENOTTY || errno == EOPNOTSUPP ? 0 : -errno;
+	close(fd);
+	*flags = (unsigned int)v & ~CFS_CASEFOLD_FL;
+	return err;
+}
+
+static int set_backing_flags(const struct cfs_inode *in, unsigned int flags)
+{
+	int fd = open_backing(in), v = (int)flags, err = 0;
+
+	if (fd < 0)
+		return errno == ENOTTY ? -EOPNOTSUPP : -errno;
+	if (ioctl(fd, FS_IOC_SETFLAGS, &v) < 0)
+		err = errno == ENOTTY ? -EOPNOTSUPP : -errno;
+	close(fd);
+	return err;
+}
+
+static int get_flags(struct cfs_inode *in, unsigned int *flags)
+{
+	int err = backing_flags(in, flags);
+
+	pthread_mutex_lock(&in->lock);
+	if (in->casefold)
+		*flags |= CFS_CASEFOLD_FL;
+	pthread_mutex_unlock(&in->lock);
+	return err;
+}
+
+static int change_casefold(struct cfs *fs, struct cfs_inode *in, bool on)
+{
+	int r;
+
+	if (!fs->has_encoding || !S_ISDIR(in->type))
+		return -EOPNOTSUPP;
+	r = dir_is_empty(fs, in);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return -ENOTEMPTY;
+	return dir_store_flag(in, on);
+}
+
+/* The directory lock makes the emptiness check and the change one step. */
+static int set_flags(struct cfs *fs, struct cfs_inode *in, unsigned int flags)
+{
+	bool on = flags & CFS_CASEFOLD_FL;
+	unsigned int old;
+	int err = backing_flags(in, &old);
+
+	pthread_mutex_lock(&in->lock);
+	if (err == 0 && on != in->casefold)
+		err = change_casefold(fs, in, on);
+	pthread_mutex_unlock(&in->lock);
+	if (err == 0 && (flags & ~CFS_CASEFOLD_FL) != old)
+		err = set_backing_flags(in, flags & ~CFS_CASEFOLD_FL);
+	return err;
+}
+
+/* Project quota fields and xflags come from the backing object if it has them. */
+static void get_fsxattr(const struct cfs_inode *in, struct fsxattr *fa)
+{
+	int fd = open_backing(in);
+
+	memset(fa, 0, sizeof(*fa));
+	if (fd < 0)
+		return;
+	if (ioctl(fd, FS_IOC_FSGETXATTR, fa) < 0)
+		memset(fa, 0, sizeof(*fa));
+	close(fd);
+}
+
+void cfs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
+	       struct fuse_file_info *fi, unsigned flags, const void *in_buf,
+	       size_t in_bufsz, size_t out_bufsz)
+{
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
+	unsigned int v;
+	struct fsxattr fa;
+	int err;
+
+	(void)arg;
+	(void)fi;
+	if (flags & FUSE_IOCTL_COMPAT) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
+	switch (cmd) {
+	case FS_IOC_GETFLAGS:
+		if (out_bufsz < sizeof(v))
+			break;
+		err = get_flags(in, &v);
+		if (err < 0)
+			fuse_reply_err(req, -err);
+		else
+			fuse_reply_ioctl(req, 0, &v, sizeof(v));
+		return;
+	case FS_IOC_SETFLAGS:
+		if (in_bufsz < sizeof(v))
+			break;
+		memcpy(&v, in_buf, sizeof(v));
+		err = set_flags(fs, in, v);
+		if (err < 0)
+			fuse_reply_err(req, -err);
+		else
+			fuse_reply_ioctl(req, 0, NULL, 0);
+		return;
+	case FS_IOC_FSGETXATTR:
+		if (out_bufsz < sizeof(fa))
+			break;
+		get_fsxattr(in, &fa);
+		fuse_reply_ioctl(req, 0, &fa, sizeof(fa));
+		return;
+	default:
+		fuse_reply_err(req, ENOTTY);
+		return;
+	}
+	fuse_reply_err(req, EINVAL);
+}

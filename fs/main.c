@@ -1,0 +1,212 @@
+/*
+ * casefoldfs [-f] [-d] [-o OPTIONS] BACKING MOUNTPOINT
+ *
+ * Command line, superblock settlement, mount and session loop.  Everything
+ * that can be refused (bad options, a contradicted or unreadable superblock)
+ * is refused before mounting, with a message and exit status 1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "casefoldfs.h"
+
+struct cli {
+	const char *backing;
+	char *encoding;         /* -o casefold=ENCODING, allocated by fuse_opt */
+	int casefold_bare;      /* -o casefold: the default encoding */
+	int strict;
+	int keep_ignorables;
+	int normalize_all;
+};
+
+enum { KEY_CASEFOLD_BARE };
+
+static const struct fuse_opt cli_spec[] = {
+	{ "casefold=%s", offsetof(struct cli, encoding), 0 },
+	FUSE_OPT_KEY("casefold", KEY_CASEFOLD_BARE),
+	{ "strict_encoding", offsetof(struct cli, strict), 1 },
+	{ "keep_ignorables", offsetof(struct cli, keep_ignorables), 1 },
+	{ "normalize_all", offsetof(struct cli, normalize_all), 1 },
+	FUSE_OPT_END
+};
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [-f] [-d] [-o OPTIONS] BACKING MOUNTPOINT\n\n"
+	       "casefoldfs options:\n"
+	       "    -o casefold=ENCODING   encoding of a new backing tree: utf8-12.1.0\n"
+	       "                           (default), utf8-X.Y.Z, ascii, or none\n"
+	       "    -o strict_encoding     reject invalid names in casefolded directories\n"
+	       "    -o keep_ignorables     Default_Ignorable code points are significant\n"
+	       "    -o normalize_all       plain directories ignore canonical equivalence\n"
+	       "\nA tree keeps the encoding and flags of its first mount (file .casefoldfs).\n"
+	       "Set or clear case-insensitivity of an empty directory with chattr +F / -F.\n\n",
+	       prog);
+}
+
+/* The first non-option is BACKING; the second stays for fuse_parse_cmdline. */
+static int cli_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	struct cli *cli = data;
+
+	(void)outargs;
+	if (key == KEY_CASEFOLD_BARE) {
+		cli->casefold_bare = 1;
+		return 0;
+	}
+	if (key == FUSE_OPT_KEY_NONOPT && !cli->backing) {
+		cli->backing = arg;
+		return 0;
+	}
+	return 1;
+}
+
+/* Settles the options from the superblock and the command line. */
+static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
+{
+	struct cfs_options given = {
+		.strict = cli->strict,
+		.keep_ignorables = cli->keep_ignorables,
+		.normalize_all = cli->normalize_all,
+	};
+	bool given_encoding = cli->encoding || cli->casefold_bare;
+	unsigned flags;
+	char err[256];
+	int r;
+
+	if (cli->encoding && strlen(cli->encoding) >= sizeof(given.encoding)) {
+		fprintf(stderr, "casefoldfs: unknown encoding \"%s\"\n", cli->encoding);
+		return -1;
+	}
+	snprintf(given.encoding, sizeof(given.encoding), "%s",
+		 cli->encoding ? cli->encoding : "utf8-12.1.0");
+	if (super_load(rootfd, &fs->opt, &given, given_encoding, err, sizeof(err)) < 0) {
+		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, err);
+		return -1;
+	}
+	fs->has_encoding = strcmp(fs->opt.encoding, "none") != 0;
+	flags = (fs->opt.strict ? CF_STRICT : 0) | (fs->opt.keep_ignorables ? CF_KEEP_IGNORABLES : 0);
+	if (fs->has_encoding && (r = cf_encoding_init(&fs->enc, fs->opt.encoding, flags)) < 0) {
+		fprintf(stderr, "casefoldfs: encoding %s: %s\n", fs->opt.encoding, cf_strerror(r));
+		return -1;
+	}
+	fs->attr_timeout = 1.0;
+	fs->entry_timeout = 1.0;
+	r = inode_table_init(fs, rootfd);
+	if (r < 0) {
+		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Options every mount gets: the daemon acts as root, so the kernel must
+ * check permissions (default_permissions) for allow_other to be safe.
+ */
+static int add_mount_options(struct fuse_args *args, const char *backing)
+{
+	char opts[PATH_MAX + 64];
+
+	/* fsname is cosmetic; skip it when the path would need escaping. */
+	if (strpbrk(backing, ",\\") || strlen(backing) > PATH_MAX)
+		snprintf(opts, sizeof(opts), "-odefault_permissions,subtype=casefoldfs");
+	else
+		snprintf(opts, sizeof(opts), "-odefault_permissions,subtype=casefoldfs,fsname=%s",
+			 backing);
+	return fuse_opt_add_arg(args, opts);
+}
+
+static int run_session(struct cfs *fs, struct fuse_args *args,
+		       const struct fuse_cmdline_opts *co)
+{
+	struct fuse_lowlevel_ops ops = { .ioctl = cfs_ioctl };
+	struct fuse_loop_config *cfg;
+	struct fuse_session *se;
+	int ret = 1;
+
+	ops_dir_fill(&ops);
+	ops_file_fill(&ops);
+	se = fuse_session_new(args, &ops, sizeof(ops), fs);
+	if (!se)
+		return 1;
+	if (fuse_set_signal_handlers(se) != 0)
+		goto out_session;
+	if (fuse_session_mount(se, co->mountpoint) != 0)
+		goto out_signals;
+	fuse_daemonize(co->foreground);
+	if (co->singlethread) {
+		ret = fuse_session_loop(se);
+	} else {
+		cfg = fuse_loop_cfg_create();
+		if (cfg) {
+			fuse_loop_cfg_set_clone_fd(cfg, (unsigned)co->clone_fd);
+			fuse_loop_cfg_set_max_threads(cfg, co->max_threads);
+			fuse_loop_cfg_set_idle_threads(cfg, co->max_idle_threads);
+			ret = fuse_session_loop_mt(se, cfg);
+			fuse_loop_cfg_destroy(cfg);
+		}
+	}
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_session:
+	fuse_session_destroy(se);
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts co = { 0 };
+	struct cli cli = { 0 };
+	struct cfs fs = { 0 };
+	int rootfd = -1, ret = 1;
+
+	if (fuse_opt_parse(&args, &cli, cli_spec, cli_proc) != 0 ||
+	    fuse_parse_cmdline(&args, &co) != 0)
+		goto out;
+	if (co.show_help) {
+		usage(argv[0]);
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		ret = 0;
+		goto out;
+	}
+	if (co.show_version) {
+		printf("casefoldfs (libcasefold %s, Unicode data %s)\n", CF_VERSION_STRING,
+		       cf_unicode_data_version());
+		fuse_lowlevel_version();
+		ret = 0;
+		goto out;
+	}
+	if (!cli.backing || !co.mountpoint) {
+		fprintf(stderr, "usage: %s [-f] [-d] [-o OPTIONS] BACKING MOUNTPOINT\n", argv[0]);
+		goto out;
+	}
+	rootfd = open(cli.backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		fprintf(stderr, "casefoldfs: %s: %s\n", cli.backing, strerror(errno));
+		goto out;
+	}
+	if (setup_fs(&fs, &cli, rootfd) < 0) {
+		close(rootfd);
+		goto out;
+	}
+	/* Modes arrive with the caller's umask applied; ours must not apply twice. */
+	umask(0);
+	if (add_mount_options(&args, cli.backing) == 0)
+		ret = run_session(&fs, &args, &co);
+	inode_table_destroy(&fs);  /* closes rootfd */
+out:
+	free(cli.encoding);
+	free(co.mountpoint);
+	fuse_opt_free_args(&args);
+	return ret;
+}

@@ -1,0 +1,105 @@
+/*
+ * The naming rule of a directory.  This is the daemon's only contact with
+ * libcasefold: which names are acceptable, which names are the same, and a
+ * hash consistent with sameness.  Nothing here folds anything by itself.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "casefoldfs.h"
+
+enum cfs_rule names_rule(const struct cfs *fs, bool casefold)
+{
+	if (casefold && fs->has_encoding)
+		return CFS_FOLD;
+	if (fs->opt.normalize_all && fs->has_encoding)
+		return CFS_NORMALIZE;
+	return CFS_EXACT;
+}
+
+/* Names the kernel should never send, refused before any backing access. */
+static int check_common(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len > CFS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (len == 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    strchr(name, '/'))
+		return -EINVAL;
+	return 0;
+}
+
+/* A name about to be created: strict directories store only valid UTF-8. */
+int names_check_create(const struct cfs *fs, enum cfs_rule rule, const char *name)
+{
+	int err = check_common(name);
+
+	if (err == 0 && rule == CFS_FOLD && fs->opt.strict &&
+	    cf_validate(&fs->enc, name, strlen(name)) < 0)
+		err = -EINVAL;
+	return err;
+}
+
+/*
+ * A name being looked up: in a strict +F directory a name the encoding
+ * cannot fold is EINVAL, as on Linux, where the lookup fails while folding.
+ */
+int names_check_lookup(const struct cfs *fs, enum cfs_rule rule, const char *name)
+{
+	uint64_t unused;
+	int err = check_common(name);
+
+	if (err == 0 && rule == CFS_FOLD && fs->opt.strict)
+		err = cf_name_hash(&fs->enc, name, strlen(name), &unused);
+	return err;
+}
+
+/* FNV-1a: spreads the bytes of a normalized name (not a folding rule). */
+static uint64_t bytes_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3u;
+	}
+	return h;
+}
+
+int names_hash(const struct cfs *fs, enum cfs_rule rule, const char *s, size_t len,
+	       uint64_t *hash)
+{
+	char buf[CF_FOLD_MAX];
+	ssize_t n;
+
+	switch (rule) {
+	case CFS_FOLD:
+		return cf_name_hash(&fs->enc, s, len, hash);
+	case CFS_NORMALIZE:
+		/* Invalid names are opaque bytes, matched (so hashed) raw. */
+		n = cf_normalize(&fs->enc, s, len, buf, sizeof(buf));
+		*hash = n < 0 ? bytes_hash(s, len) : bytes_hash(buf, (size_t)n);
+		return 0;
+	case CFS_EXACT:
+		break;
+	}
+	*hash = bytes_hash(s, len);
+	return 0;
+}
+
+bool names_match(const struct cfs *fs, enum cfs_rule rule, const char *a, size_t alen,
+		 const char *b, size_t blen)
+{
+	if (alen == blen && memcmp(a, b, alen) == 0)
+		return true;
+	switch (rule) {
+	case CFS_FOLD:
+		return cf_name_match(&fs->enc, a, alen, b, blen) == 1;
+	case CFS_NORMALIZE:
+		return cf_strcmp(&fs->enc, a, alen, b, blen) == 0;
+	case CFS_EXACT:
+		break;
+	}
+	return false;
+}

@@ -1,0 +1,316 @@
+/*
+ * Operations on one object, whatever it is called: attributes, file I/O,
+ * extended attributes.  Names play no part here, so these are a plain
+ * passthrough over the inode's O_PATH descriptor.  Objects are reopened
+ * through /proc/self/fd/N, which names exactly the object the descriptor
+ * holds, never a path that could have been swapped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "casefoldfs.h"
+
+static void reply_attr(fuse_req_t req, struct cfs_inode *in)
+{
+	struct stat st;
+
+	if (fstatat(in->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_attr(req, &st, cfs_of(req)->attr_timeout);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)fi;
+	reply_attr(req, inode_get(cfs_of(req), ino));
+}
+
+static struct timespec time_arg(const struct timespec *t, int valid, int set, int now)
+{
+	struct timespec ts = { .tv_nsec = UTIME_OMIT };
+
+	if (valid & now)
+		ts.tv_nsec = UTIME_NOW;
+	else if (valid & set)
+		ts = *t;
+	return ts;
+}
+
+static int set_attrs(struct cfs_inode *in, const struct stat *attr, int valid, int fd)
+{
+	char path[64];
+	int r = 0;
+
+	inode_procpath(in, path);
+	if (valid & FUSE_SET_ATTR_MODE)
+		r = fd >= 0 ? fchmod(fd, attr->st_mode) : chmod(path, attr->st_mode);
+	if (r == 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
+		r = fchownat(in->fd, "",
+			     valid & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1,
+			     valid & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1,
+			     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+	if (r == 0 && (valid & FUSE_SET_ATTR_SIZE))
+		r = fd >= 0 ? ftruncate(fd, attr->st_size) : truncate(path, attr->st_size);
+	if (r == 0 && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
+		struct timespec ts[2] = {
+			time_arg(&attr->st_atim, valid, FUSE_SET_ATTR_ATIME,
+				 FUSE_SET_ATTR_ATIME_NOW),
+			time_arg(&attr->st_mtim, valid, FUSE_SET_ATTR_MTIME,
+				 FUSE_SET_ATTR_MTIME_NOW),
+		};
+
+		r = fd >= 0 ? futimens(fd, ts) : utimensat(AT_FDCWD, path, ts, 0);
+	}
+	return r < 0 ? -errno : 0;
+}
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
+		       struct fuse_file_info *fi)
+{
+	struct cfs_inode *in = inode_get(cfs_of(req), ino);
+	/* Only regular files have a descriptor in fh (directories: a handle). */
+	int fd = fi && S_ISREG(in->type) ? (int)fi->fh : -1;
+	int err = set_attrs(in, attr, valid, fd);
+
+	if (err < 0)
+		fuse_reply_err(req, -err);
+	else
+		reply_attr(req, in);
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct cfs_inode *in = inode_get(cfs_of(req), ino);
+	char buf[PATH_MAX + 1];
+	ssize_t n = readlinkat(in->fd, "", buf, sizeof(buf));
+
+	if (n < 0)
+		fuse_reply_err(req, errno);
+	else if (n > PATH_MAX)
+		fuse_reply_err(req, ENAMETOOLONG);
+	else {
+		buf[n] = '\0';
+		fuse_reply_readlink(req, buf);
+	}
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct cfs_inode *in = inode_get(cfs_of(req), ino);
+	char path[64];
+	int fd;
+
+	inode_procpath(in, path);
+	/* The kernel never opens symlinks here; O_NOFOLLOW would refuse the
+	 * magic link itself. */
+	fd = open(path, (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC);
+	if (fd < 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	fi->fh = (uint64_t)fd;
+	if (fuse_reply_open(req, fi) != 0)
+		close(fd);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
+
+	(void)ino;
+	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	buf.buf[0].fd = (int)fi->fh;
+	buf.buf[0].pos = off;
+	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+}
+
+static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
+			 off_t off, struct fuse_file_info *fi)
+{
+	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in_buf));
+	ssize_t n;
+
+	(void)ino;
+	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	out.buf[0].fd = (int)fi->fh;
+	out.buf[0].pos = off;
+	n = fuse_buf_copy(&out, in_buf, 0);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+/* close() of a duplicate reports delayed write errors at the caller's close. */
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	int fd = dup((int)fi->fh);
+
+	(void)ino;
+	fuse_reply_err(req, fd < 0 || close(fd) < 0 ? errno : 0);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	close((int)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	int fd = (int)fi->fh;
+
+	(void)ino;
+	fuse_reply_err(req, (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? errno : 0);
+}
+
+static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+			 struct fuse_file_info *fi)
+{
+	(void)ino;
+	fuse_reply_err(req, fallocate((int)fi->fh, mode, off, len) < 0 ? errno : 0);
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(inode_get(cfs_of(req), ino)->fd, &sv) < 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	sv.f_namemax = CFS_NAME_MAX;
+	fuse_reply_statfs(req, &sv);
+}
+
+/* Our bookkeeping xattrs do not exist as far as users can tell. */
+static bool ours(const char *name)
+{
+	return strncmp(name, CFS_XATTR_PREFIX, strlen(CFS_XATTR_PREFIX)) == 0;
+}
+
+static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			const char *value, size_t size, int flags)
+{
+	char path[64];
+
+	if (ours(name)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	inode_procpath(inode_get(cfs_of(req), ino), path);
+	fuse_reply_err(req, setxattr(path, name, value, size, flags) < 0 ? errno : 0);
+}
+
+static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	char path[64];
+
+	if (ours(name)) {
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
+	inode_procpath(inode_get(cfs_of(req), ino), path);
+	fuse_reply_err(req, removexattr(path, name) < 0 ? errno : 0);
+}
+
+static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	char path[64], *buf = NULL;
+	ssize_t n;
+
+	if (ours(name)) {
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
+	inode_procpath(inode_get(cfs_of(req), ino), path);
+	if (size && !(buf = malloc(size))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = getxattr(path, name, buf, size);
+	if (n < 0)
+		fuse_reply_err(req, errno);
+	else if (size == 0)
+		fuse_reply_xattr(req, (size_t)n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	free(buf);
+}
+
+/* Reads the whole name list, dropping ours; returns its length or -errno. */
+static ssize_t visible_xattrs(const char *path, char **out)
+{
+	ssize_t n, kept = 0;
+	char *buf;
+
+	for (;;) {
+		n = listxattr(path, NULL, 0);
+		if (n < 0)
+			return -errno;
+		buf = malloc((size_t)n + 1);
+		if (!buf)
+			return -ENOMEM;
+		n = listxattr(path, buf, (size_t)n);
+		if (n >= 0)
+			break;
+		free(buf);
+		if (errno != ERANGE)  /* ERANGE: the list grew meanwhile */
+			return -errno;
+	}
+	for (char *p = buf; p < buf + n; p += strlen(p) + 1) {
+		size_t len = strlen(p) + 1;
+
+		if (!ours(p)) {
+			memmove(buf + kept, p, len);
+			kept += (ssize_t)len;
+		}
+	}
+	*out = buf;
+	return kept;
+}
+
+static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	char path[64], *list = NULL;
+	ssize_t n;
+
+	inode_procpath(inode_get(cfs_of(req), ino), path);
+	n = visible_xattrs(path, &list);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else if (size == 0)
+		fuse_reply_xattr(req, (size_t)n);
+	else if ((size_t)n > size)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, list, (size_t)n);
+	free(list);
+}
+
+void ops_file_fill(struct fuse_lowlevel_ops *ops)
+{
+	ops->getattr = op_getattr;
+	ops->setattr = op_setattr;
+	ops->readlink = op_readlink;
+	ops->open = op_open;
+	ops->read = op_read;
+	ops->write_buf = op_write_buf;
+	ops->flush = op_flush;
+	ops->release = op_release;
+	ops->fsync = op_fsync;
+	ops->fallocate = op_fallocate;
+	ops->statfs = op_statfs;
+	ops->setxattr = op_setxattr;
+	ops->getxattr = op_getxattr;
+	ops->listxattr = op_listxattr;
+	ops->removexattr = op_removexattr;
+}
