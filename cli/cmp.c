@@ -11,22 +11,23 @@ static int compare(const struct cli_args *args, const char *a, const char *b)
 	size_t alen = strlen(a), blen = strlen(b);
 	int r;
 
+	/* Strict rejects every invalid name, even one the comparison tolerates. */
+	if (args->strict &&
+	    ((r = cf_validate(&args->enc, a, alen)) < 0 ||
+	     (r = cf_validate(&args->enc, b, blen)) < 0))
+		return r;
 	if (args->nocase) {
 		/* The library's own rule of a casefolded directory. */
 		r = cf_name_match(&args->enc, a, alen, b, blen);
 		return r < 0 ? r : !r;
 	}
 	/*
-	 * nfdi has no such library call; apply the same policy around the
-	 * streaming compare: strict rejects any invalid name, otherwise an
-	 * invalid name is opaque bytes and equals only itself.
+	 * nfdi has no such library call; follow the same policy: a name the
+	 * comparison rejects (only without --strict now) is opaque bytes and
+	 * equals only itself.
 	 */
-	if (args->strict &&
-	    ((r = cf_validate(&args->enc, a, alen)) < 0 ||
-	     (r = cf_validate(&args->enc, b, blen)) < 0))
-		return r;
 	r = cf_strcmp(&args->enc, a, alen, b, blen);
-	if (r == -EINVAL && !args->strict)
+	if (r == -EINVAL)
 		return !(alen == blen && memcmp(a, b, alen) == 0);
 	return r;
 }

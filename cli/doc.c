@@ -97,15 +97,17 @@ void cli_doc_roff_verb(FILE *f, const struct cli_verb *verb)
 {
 	unsigned accepted = verb->options | CLI_OPT_HELP;
 
-	fprintf(f, ".SS \"casefold %s\"\n.B casefold %s\n", verb->name, verb->name);
+	fprintf(f, ".SS %s\n.B casefold %s\n", verb->name, verb->name);
+	/* \& after the dots: not the end of a sentence. */
 	if (verb->options)
-		fputs("[\\fIOPTION\\fR]...\n", f);
+		fputs("[\\fIOPTION\\fR]...\\&\n", f);
 	if (*verb->doc.operands) {
 		fputs(".I \"", f);
 		cli_doc_roff_escape(f, verb->doc.operands);
 		fputs("\"\n", f);
 	}
 	cli_doc_roff_text(f, verb->doc.text);
+	fputs(".PP\nOptions:\n", f);
 	for (size_t i = 0; i < cli_option_count; i++) {
 		const struct cli_option *o = &cli_options[i];
 

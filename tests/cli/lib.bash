@@ -1,0 +1,55 @@
+# Sourced by the tests/cli/*.sh scripts (not itself a test: not executable).
+# Each script runs the casefold binary of $CF_BUILD, counts failures and
+# ends with `finish`: exit 0 if all passed, 1 otherwise, 77 to skip.
+set -u
+
+if [ -z "${CF_BUILD:-}" ] || [ ! -x "$CF_BUILD/casefold" ]; then
+	echo "skip: no casefold binary in \$CF_BUILD (${CF_BUILD:-unset})"
+	exit 77
+fi
+CF=$CF_BUILD/casefold
+HERE=$(cd "$(dirname "$0")" && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+checks=0
+
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+# check DESCRIPTION WANT_STATUS WANT_STDOUT CMD... : run CMD with stdin from
+# $TMP/in when it exists, compare its exit status and its stdout (as
+# printed by $(...), trailing newlines dropped).
+check() {
+	local what=$1 want_rc=$2 want_out=$3 out rc
+	shift 3
+	checks=$((checks + 1))
+	if [ -e "$TMP/in" ]; then
+		out=$("$@" <"$TMP/in" 2>"$TMP/err"); rc=$?
+	else
+		out=$("$@" </dev/null 2>"$TMP/err"); rc=$?
+	fi
+	if [ "$rc" != "$want_rc" ]; then
+		fail "$what: exit $rc, want $want_rc ($(head -c 300 "$TMP/err"))"
+	elif [ "$out" != "$want_out" ]; then
+		fail "$what: got [$out], want [$want_out]"
+	fi
+}
+
+# input BYTES... : the next checks read these bytes (printf %b escapes).
+input() {
+	printf '%b' "$@" >"$TMP/in"
+}
+
+# no_input: the next checks read /dev/null.
+no_input() {
+	rm -f "$TMP/in"
+}
+
+finish() {
+	echo "$checks checks, $failures failed"
+	[ "$failures" -eq 0 ]
+	exit
+}
