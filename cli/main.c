@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "doc.h"
@@ -63,6 +64,9 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return cli_usage(NULL, "no verb given");
+	/* Millions of result lines: fewer, larger writes unless to a terminal. */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOFBF, 64 * 1024);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		cli_help_global(stdout);
 		status = CLI_EXIT_OK;

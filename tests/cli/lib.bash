@@ -21,15 +21,15 @@ fail() {
 
 # check DESCRIPTION WANT_STATUS WANT_STDOUT CMD... : run CMD with stdin from
 # $TMP/in when it exists, compare its exit status and its stdout (as
-# printed by $(...), trailing newlines dropped).
+# printed by $(...), trailing newlines dropped).  A hang fails in 2 minutes.
 check() {
 	local what=$1 want_rc=$2 want_out=$3 out rc
 	shift 3
 	checks=$((checks + 1))
 	if [ -e "$TMP/in" ]; then
-		out=$("$@" <"$TMP/in" 2>"$TMP/err"); rc=$?
+		out=$(timeout 120 "$@" <"$TMP/in" 2>"$TMP/err"); rc=$?
 	else
-		out=$("$@" </dev/null 2>"$TMP/err"); rc=$?
+		out=$(timeout 120 "$@" </dev/null 2>"$TMP/err"); rc=$?
 	fi
 	if [ "$rc" != "$want_rc" ]; then
 		fail "$what: exit $rc, want $want_rc ($(head -c 300 "$TMP/err"))"

@@ -75,4 +75,11 @@ exec {CO[1]}>&-
 wait "$CO_PID" || fail "coprocess: exit $?"
 no_input
 
+# Output that cannot be written, input that cannot be read: exit 2.
+if [ -w /dev/full ]; then
+	check "write error" 2 "" bash -c '"$1" fold -0 - </dev/zero >/dev/full' sh "$CF"
+	grep -q '^casefold: write error' "$TMP/err" || fail "write error: not reported"
+fi
+check "closed standard input" 2 "" bash -c '"$1" fold - <&-' sh "$CF"
+
 finish
