@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The casefold flag through the real chattr/lsattr: set, clear, refusals,
+# inheritance, nesting, persistence in the backing tree.
+. "$(dirname "$0")/lib.sh"
+
+cfs_mount
+cd "$M" || fail "cd"
+
+# Set and show; FS_IOC_GETFLAGS reports FS_CASEFOLD_FL, as Wine checks.
+mkdir ci
+chattr +F ci || fail "chattr +F on an empty directory"
+lsattr -d ci | grep -q '^[^ ]*F[^ ]* ci$' || fail "lsattr does not show F: $(lsattr -d ci)"
+lsattr -d . | grep -q '^[^ ]*F' && fail "the root is not casefolded"
+
+# Refusals: non-empty (both directions), regular files.
+touch ci/file
+chattr -F ci 2>&1 | grep -q "Directory not empty" || fail "chattr -F on a non-empty dir"
+lsattr -d ci | grep -q F || fail "flag lost after a refused -F"
+mkdir cs
+touch cs/file
+chattr +F cs 2>&1 | grep -q "Directory not empty" || fail "chattr +F on a non-empty dir"
+chattr +F ci 2>/dev/null || fail "setting an unchanged bit must not check emptiness"
+chattr +F ci/file 2>&1 | grep -q "Operation not supported" || fail "chattr +F on a file"
+lsattr ci/file >/dev/null || fail "lsattr on a regular file"
+lsattr ci/file | grep -q '^[^ ]*F' && fail "files never show F"
+
+# A directory whose entries were all removed is empty again.
+rm ci/file
+chattr -F ci || fail "chattr -F on an emptied directory"
+lsattr -d ci | grep -q '^[^ ]*F' && fail "F still shown after -F"
+chattr +F ci || fail "chattr +F again"
+
+# Inheritance: subdirectories, not files; nested plain inside CI and back.
+mkdir ci/sub
+touch ci/f
+lsattr -d ci/sub | grep -q '^[^ ]*F' || fail "subdirectory did not inherit F"
+mkdir ci/plain
+chattr -F ci/plain || fail "clearing F on an inherited empty subdir"
+mkdir ci/plain/inner
+lsattr -d ci/plain/inner | grep -q '^[^ ]*F' && fail "plain dir's child inherited F"
+chattr +F ci/plain/inner || fail "CI inside CS inside CI"
+touch ci/plain/inner/Deep ci/plain/Shallow
+[ -e ci/PLAIN/inner/DEEP ] || fail "nested CI lookup"
+[ -e ci/PLAIN/shallow ] && fail "the plain directory must stay case-sensitive"
+[ -e ci/plain/Shallow ] || fail "exact lookup in the plain directory"
+
+# The flag lives in the backing tree, out of sight through the mount.
+getfattr -d -m - ci 2>/dev/null | grep -q casefoldfs && fail "our xattr is visible"
+getfattr -n trusted.casefoldfs.casefold ci >/dev/null 2>&1 && fail "our xattr is readable"
+setfattr -n trusted.casefoldfs.casefold -v 1 cs 2>/dev/null && fail "our xattr is writable"
+getfattr -n trusted.casefoldfs.casefold --only-values "$B/ci" 2>/dev/null | grep -q 1 ||
+	fail "backing directory lacks the flag xattr"
+cd /
+cfs_umount
+
+# Persistent across mounts.
+cfs_mount
+lsattr -d "$M/ci" "$M/ci/sub" | grep -c '^[^ ]*F' | grep -q 2 || fail "flags lost on remount"
+[ -e "$M/ci/SUB" ] || fail "lookups after remount"
+cfs_umount
+
+# A tree without an encoding cannot have casefolded directories.
+rm -rf "$B" && mkdir "$B"
+cfs_mount -o casefold=none
+mkdir "$M/d"
+chattr +F "$M/d" 2>&1 | grep -q "Operation not supported" || fail "+F without an encoding"
+cfs_umount
+echo "flags: ok"

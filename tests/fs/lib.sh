@@ -1,0 +1,102 @@
+# Helpers for the casefoldfs integration tests (sourced, not run).
+#
+# Every test gets a fresh backing tree $B and mount point $M under a private
+# temporary directory $T.  The daemon runs in the foreground in the
+# background (-f), so its exit status — sanitizer reports included — is
+# checked at every unmount.  The EXIT trap unmounts and removes everything.
+set -u
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+CFS=${CF_BUILD:?CF_BUILD must name the build directory}/casefoldfs
+[ "$(id -u)" = 0 ] || skip "mounting needs root"
+[ -c /dev/fuse ] || skip "no /dev/fuse"
+command -v fusermount3 >/dev/null || skip "no fusermount3"
+command -v perl >/dev/null || skip "no perl"
+[ -x "$CFS" ] || skip "$CFS is not built"
+
+T=$(mktemp -d /tmp/casefoldfs-test.XXXXXX) || exit 1
+B=$T/back
+M=$T/mnt
+mkdir "$B" "$M"
+CFS_PID=
+
+mounted() { grep -qs " $M fuse" /proc/mounts; }
+
+cleanup() {
+	if mounted; then
+		fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"
+	fi
+	[ -z "$CFS_PID" ] || kill "$CFS_PID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# cfs_mount [OPTIONS...]: mounts $B on $M and waits until it is there.
+cfs_mount() {
+	"$CFS" -f "$@" "$B" "$M" 2>>"$T/daemon.log" &
+	CFS_PID=$!
+	for _ in $(seq 200); do
+		mounted && return 0
+		kill -0 "$CFS_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$T/daemon.log" >&2
+	fail "casefoldfs $* did not mount"
+}
+
+# cfs_umount: unmounts and checks that the daemon exited cleanly.
+cfs_umount() {
+	local rc
+	fusermount3 -u "$M" || fail "fusermount3 -u failed"
+	wait "$CFS_PID"
+	rc=$?
+	CFS_PID=
+	if [ "$rc" != 0 ]; then
+		cat "$T/daemon.log" >&2
+		fail "daemon exited with status $rc"
+	fi
+}
+
+# sys OP ARGS...: one system call through perl; prints OK or the errno name.
+#   create|excl|mkdir|rmdir|unlink|stat|fifo PATH, rename|link|symlink A B
+sys() {
+	perl -e '
+		use strict; use Fcntl; use Errno; use POSIX ();
+		my ($op, $a, $b) = @ARGV; my $ok; my $fh;
+		if    ($op eq "create") { $ok = sysopen($fh, $a, O_CREAT | O_WRONLY) }
+		elsif ($op eq "excl")   { $ok = sysopen($fh, $a, O_CREAT | O_EXCL | O_WRONLY) }
+		elsif ($op eq "mkdir")  { $ok = mkdir($a) }
+		elsif ($op eq "rmdir")  { $ok = rmdir($a) }
+		elsif ($op eq "unlink") { $ok = unlink($a) }
+		elsif ($op eq "stat")   { $ok = lstat($a) }
+		elsif ($op eq "fifo")   { $ok = POSIX::mkfifo($a, 0644) }
+		elsif ($op eq "rename") { $ok = rename($a, $b) }
+		elsif ($op eq "link")   { $ok = link($a, $b) }
+		elsif ($op eq "symlink"){ $ok = symlink($a, $b) }
+		else { die "sys: unknown op $op\n" }
+		print $ok ? "OK\n" : ((grep { $!{$_} } keys %!)[0] // "errno $!") . "\n";
+	' "$@"
+}
+
+# expect RESULT OP ARGS...: sys OP ARGS must print RESULT.
+expect() {
+	local want=$1 got
+	shift
+	got=$(sys "$@")
+	[ "$got" = "$want" ] || fail "$* gave $got, expected $want"
+}
+
+# same_file A B: both names reach one inode.
+same_file() {
+	[ "$(stat -c %i "$1")" = "$(stat -c %i "$2")" ] || fail "$1 and $2 differ"
+}
+
+# names DIR: the entries of DIR, one a line, sorted bytewise.
+names() { (cd "$1" && LC_ALL=C ls -A); }
+
+# casefolded DIR: makes DIR through the mount and sets +F on it.
+casefolded() {
+	mkdir "$1" && chattr +F "$1" || fail "chattr +F $1"
+}
