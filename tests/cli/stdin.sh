@@ -4,16 +4,6 @@
 # that come back while the input is still open.
 . "$(dirname "$0")/lib.bash"
 
-# The reason after "error: " is the library's wording: check only its presence.
-reasons() {
-	"$@" | sed 's/^error: ..*$/error: R/'
-	return "${PIPESTATUS[0]}"
-}
-nul2nl() {
-	"$@" | tr '\0\n' '\n|'
-	return "${PIPESTATUS[0]}"
-}
-
 input 'Abc\n\xff\nDEF\n'
 check "error line in the middle" 1 $'abc\nerror: R\ndef' reasons "$CF" fold -
 check "same, hex" 1 $'616263\nerror: R\n646566' reasons "$CF" fold --hex -
@@ -65,14 +55,16 @@ cmp -s "$TMP/got" "$TMP/want" || fail "big stream: output differs ($(cmp "$TMP/g
 # one name and read its answer (output is flushed before reading blocks).
 checks=$((checks + 1))
 coproc CO { "$CF" fold --hex -; }
-echo ABC >&"${CO[1]}"
-if IFS= read -r -t 20 answer <&"${CO[0]}"; then
+# bash forgets CO and CO_PID once the coprocess is reaped: keep copies.
+co_pid=$CO_PID co_in=${CO[1]} co_out=${CO[0]}
+echo ABC >&"$co_in"
+if IFS= read -r -t 20 answer <&"$co_out"; then
 	[ "$answer" = 616263 ] || fail "coprocess: got [$answer]"
 else
 	fail "coprocess: no answer while input open"
 fi
-exec {CO[1]}>&-
-wait "$CO_PID" || fail "coprocess: exit $?"
+exec {co_in}>&-
+wait "$co_pid" || fail "coprocess: exit $?"
 no_input
 
 # Output that cannot be written, input that cannot be read: exit 2.

@@ -3,11 +3,6 @@
 # tolerated input into errors for fold and normalize.
 . "$(dirname "$0")/lib.bash"
 
-reasons() {
-	"$@" | sed 's/^error: ..*$/error: R/'
-	return "${PIPESTATUS[0]}"
-}
-
 check "valid names" 0 $'valid\nvalid\nvalid' "$CF" validate abc Straße $'\u212b'
 check "unassigned code point is valid" 0 valid "$CF" validate $'\U000e0fff'
 check "noncharacter is valid" 0 valid "$CF" validate $'\uffff'
