@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The kernel's dentry cache must never lie about other spellings, and
+# changes made directly in the backing tree are seen at the next lookup.
+. "$(dirname "$0")/lib.sh"
+
+cfs_mount
+cd "$M" || fail "cd"
+casefolded ci
+
+# A positive dentry for another spelling dies with the entry.
+touch ci/foo
+stat ci/FOO >/dev/null || fail "stat FOO"
+rm ci/foo
+expect ENOENT stat ci/FOO
+expect ENOENT stat ci/Foo
+
+# A name removed then recreated in another case is stored as recreated.
+touch ci/fileX
+stat ci/FILEX >/dev/null
+rm ci/fileX
+touch ci/FILEX
+[ "$(names "$B/ci")" = FILEX ] || fail "recreated as $(names "$B/ci")"
+
+# No negative dentry hides a new entry under another spelling.
+expect ENOENT stat ci/NEWNAME
+touch ci/newname
+expect OK stat ci/NEWNAME
+expect OK stat ci/NewName
+
+# Open file, unlinked, recreated in another case: two distinct files.
+echo old > ci/open
+exec 3<ci/open
+rm ci/OPEN
+echo new > ci/Open
+[ "$(cat <&3)" = old ] || fail "open descriptor lost its file"
+exec 3<&-
+[ "$(cat ci/open)" = new ] && [ "$(names "$B/ci" | grep -i '^open$')" = Open ] ||
+	fail "recreated file"
+
+# Directories: stat DIR; rmdir dir; stat DIR fails; mkdir Dir is stored.
+mkdir ci/dir
+stat ci/DIR >/dev/null
+rmdir ci/Dir
+expect ENOENT stat ci/DIR
+mkdir ci/DIR
+names "$B/ci" | grep -qx DIR || fail "recreated directory name"
+
+# Renames seen under every spelling.
+touch ci/alpha
+stat ci/ALPHA >/dev/null
+mv ci/alpha ci/beta
+expect ENOENT stat ci/ALPHA
+expect OK stat ci/BETA
+
+# Behind our back: created, removed and renamed in the backing tree.
+touch ci/warm                         # builds the directory's index
+stat ci/WARM >/dev/null
+touch "$B/ci/Outside"
+expect OK stat ci/OUTSIDE
+rm "$B/ci/Outside"
+expect ENOENT stat ci/OUTSIDE
+mv "$B/ci/warm" "$B/ci/Cold"
+expect ENOENT stat ci/WARM
+expect OK stat ci/COLD
+
+# Names colliding under folding, made behind our back: exact bytes first,
+# then the smallest stored name in byte order.
+mkdir ci/coll
+echo upper > "$B/ci/coll/NAME"
+echo lower > "$B/ci/coll/name"
+echo mixed > "$B/ci/coll/Name"
+[ "$(cat ci/coll/name)" = lower ] || fail "exact match first"
+[ "$(cat ci/coll/nAME)" = upper ] || fail "collision order (smallest name first)"
+cd /
+cfs_umount
+echo "cache: ok"

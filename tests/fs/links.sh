@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Hard links across casefolded and plain directories, symlinks whose targets
+# use another case, user xattrs, special files.
+. "$(dirname "$0")/lib.sh"
+
+cfs_mount
+cd "$M" || fail "cd"
+casefolded ci
+mkdir cs
+
+# Hard links: CI -> CS and CS -> CI, reached by any spelling in CI.
+echo one > ci/Orig
+ln ci/ORIG cs/Link || fail "link from CI into CS"
+same_file ci/orig cs/Link
+[ -e cs/link ] && fail "CS stays case-sensitive"
+echo two > cs/Plain
+ln cs/Plain ci/Linked || fail "link from CS into CI"
+same_file cs/Plain ci/LINKED
+[ "$(stat -c %h "$B/cs/Plain")" = 2 ] || fail "backing link count"
+rm ci/linked
+[ "$(stat -c %h cs/Plain)" = 1 ] || fail "link count after unlink by another spelling"
+expect EEXIST link cs/Plain ci/orig
+
+# Symlinks with inexact-case targets resolve through the casefolded dir.
+ln -s ORIG ci/sym
+[ "$(cat ci/SYM)" = one ] || fail "symlink to another spelling"
+[ "$(readlink "$B/ci/sym")" = ORIG ] || fail "symlink target stored as given"
+ln -s ../CI/orig cs/up
+[ -e cs/up ] && fail "the root is case-sensitive: ../CI must not resolve"
+ln -s ../ci/ORIG cs/up2
+[ "$(cat cs/up2)" = one ] || fail "symlink through a casefolded component"
+
+# User xattrs, under any spelling, stored on the backing file.
+setfattr -n user.color -v blue ci/ORIG || fail "setfattr"
+[ "$(getfattr --only-values -n user.color ci/orig)" = blue ] || fail "getfattr"
+[ "$(getfattr --only-values -n user.color "$B/ci/Orig")" = blue ] || fail "backing xattr"
+getfattr -d ci/Orig | grep -q 'user.color="blue"' || fail "listxattr"
+setfattr -x user.color ci/oRiG || fail "removexattr"
+getfattr -d ci/Orig | grep -q color && fail "xattr not removed"
+getfattr -d -m - ci 2>/dev/null | grep -q casefoldfs && fail "bookkeeping xattr listed"
+
+# Special files and attributes.
+mkfifo ci/Pipe && [ -p ci/PIPE ] || fail "fifo"
+chmod 600 ci/ORIG && [ "$(stat -c %a "$B/ci/Orig")" = 600 ] || fail "chmod"
+truncate -s 10 ci/orig && [ "$(stat -c %s "$B/ci/Orig")" = 10 ] || fail "truncate"
+touch -d @1000000000 ci/ORIG && [ "$(stat -c %Y "$B/ci/Orig")" = 1000000000 ] || fail "utimens"
+chown 1234:5678 ci/Orig && [ "$(stat -c %u:%g "$B/ci/Orig")" = 1234:5678 ] || fail "chown"
+
+# Ownership of new entries follows the caller (allow_other for another user).
+cd /
+cfs_umount
+cfs_mount -o allow_other
+if command -v setpriv >/dev/null; then
+	chmod 755 "$T"
+	chmod 1777 "$M/cs"
+	setpriv --reuid 4242 --regid 4242 --clear-groups touch "$M/cs/theirs" ||
+		fail "unprivileged create"
+	[ "$(stat -c %u:%g "$B/cs/theirs")" = 4242:4242 ] || fail "owner of a new file"
+	setpriv --reuid 4242 --regid 4242 --clear-groups touch "$M/ci/denied" 2>/dev/null &&
+		fail "default_permissions must refuse a write to a root-owned 755 dir"
+fi
+cfs_umount
+echo "links: ok"
