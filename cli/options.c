@@ -35,18 +35,17 @@ const struct cli_option cli_options[] = {
 	{ CLI_OPT_HELP, "help", 'h', NULL,
 	  "print this help and exit." },
 };
-const size_t cli_option_count = sizeof(cli_options) / sizeof(cli_options[0]);
+#define NOPTIONS (sizeof(cli_options) / sizeof(cli_options[0]))
+const size_t cli_option_count = NOPTIONS;
 
-/* getopt_long's value for an option: its short name, or 256 + its index. */
-static int option_value(size_t i)
+/*
+ * getopt_long returns 256 + index for a long option and the character for a
+ * short one, so that an error's optopt tells which form was misused.
+ */
+static const struct cli_option *option_of_value(int c)
 {
-	return cli_options[i].short_name ? cli_options[i].short_name : 256 + (int)i;
-}
-
-static const struct cli_option *option_of_value(int val)
-{
-	for (size_t i = 0; i < cli_option_count; i++)
-		if (option_value(i) == val)
+	for (size_t i = 0; i < NOPTIONS; i++)
+		if (c == 256 + (int)i || (c == cli_options[i].short_name && c))
 			return &cli_options[i];
 	return NULL;
 }
@@ -68,21 +67,21 @@ int cli_parse(const struct cli_verb *verb, int argc, char **argv,
 	      struct cli_args *args)
 {
 	/* ':' first: report a missing argument apart from an unknown option. */
-	char shortopts[2 * sizeof(cli_options) / sizeof(cli_options[0]) + 2] = ":";
-	struct option longopts[sizeof(cli_options) / sizeof(cli_options[0]) + 1];
+	char shortopts[2 * NOPTIONS + 2] = ":";
+	struct option longopts[NOPTIONS + 1];
 	unsigned accepted = verb->options | CLI_OPT_HELP;
 	const char *encoding = CLI_DEFAULT_ENCODING;
 	unsigned flags = 0;
 	size_t n = 0, ns = 1;
 	int c;
 
-	for (size_t i = 0; i < cli_option_count; i++) {
+	for (size_t i = 0; i < NOPTIONS; i++) {
 		const struct cli_option *o = &cli_options[i];
 
 		if (!(o->bit & accepted))
 			continue;
 		longopts[n++] = (struct option){ o->name,
-			o->arg ? required_argument : no_argument, NULL, option_value(i) };
+			o->arg ? required_argument : no_argument, NULL, 256 + (int)i };
 		if (o->short_name) {
 			shortopts[ns++] = o->short_name;
 			if (o->arg)
@@ -98,7 +97,7 @@ int cli_parse(const struct cli_verb *verb, int argc, char **argv,
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		const struct cli_option *o = option_of_value(c);
 
-		if (c == '?' && optopt && optopt < 256)
+		if (c == '?' && optopt > 0 && optopt < 256)
 			return cli_usage(verb->name, "unknown option '-%c'", optopt);
 		if (c == '?')
 			return cli_usage(verb->name, "invalid option '%s'", argv[optind - 1]);
