@@ -64,7 +64,10 @@ static int write_record(int rootfd, const struct cfs_options *o)
 	char buf[256];
 	int n = format(o, buf, sizeof(buf)), fd, err = 0;
 
-	fd = openat(rootfd, CFS_SUPER_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	/* O_EXCL on a fresh name: never write through a planted link. */
+	if (unlinkat(rootfd, CFS_SUPER_TMP, 0) < 0 && errno != ENOENT)
+		return -errno;
+	fd = openat(rootfd, CFS_SUPER_TMP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    0644);
 	if (fd < 0)
 		return -errno;
