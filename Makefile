@@ -49,7 +49,7 @@ STATIC := $(O)/libcasefold.a
 SHARED := $(O)/libcasefold.so.$(VERSION)
 PROGS  := $(O)/casefold $(if $(FS_SRC),$(O)/casefoldfs)
 
-.PHONY: all lib tests check regen check-tables bench fuzz install uninstall clean
+.PHONY: all lib tests check regen bench fuzz install uninstall clean
 all: lib $(PROGS)
 lib: $(STATIC) $(SHARED) $(O)/libcasefold.pc
 
@@ -95,9 +95,8 @@ tests: $(TESTS) $(O)/mktables
 
 # The generated tables: inputs are the UCD files, output is committed.
 UCD ?= ../shared/ucd/17.0.0
-TABLES := lib/tables/unicode_tables.c
 regen: $(O)/mktables
-	$(O)/mktables $(UCD) > $(TABLES).tmp && mv $(TABLES).tmp $(TABLES)
+	$(O)/mktables $(UCD) lib/tables
 
 check:
 	$(MAKE) O=build/san SAN=1 all tests
@@ -116,14 +115,14 @@ install: all
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libcasefold.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libcasefold.so
-	install -m 644 include/casefold.h $(DESTDIR)$(INCDIR)/
+	install -m 644 include/casefold.h include/casefold_ext4.h $(DESTDIR)$(INCDIR)/
 	install -m 644 $(O)/libcasefold.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(O)/casefold $(DESTDIR)$(BINDIR)/
 	$(if $(FS_SRC),install -m 755 $(O)/casefoldfs $(DESTDIR)$(SBINDIR)/)
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libcasefold.a $(DESTDIR)$(LIBDIR)/libcasefold.so* \
-	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcasefold.pc $(DESTDIR)$(INCDIR)/casefold.h \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcasefold.pc $(DESTDIR)$(INCDIR)/casefold.h $(DESTDIR)$(INCDIR)/casefold_ext4.h \
 	      $(DESTDIR)$(BINDIR)/casefold $(DESTDIR)$(SBINDIR)/casefoldfs
 
 clean:

@@ -25,10 +25,16 @@
  *   - A name may not begin with a continuation byte (0x80-0xBF): -EINVAL.
  *   - A continuation byte elsewhere that does not belong to a character is
  *     passed through unchanged by fold/normalize/compare/hash (the kernel's
- *     cursor does so), while cf_validate rejects it.
+ *     cursor does so), while cf_validate rejects it.  Inside a run of
+ *     combining marks it comes out once per reordering pass: U+00E9 0xA9
+ *     folds to "e" 0xA9 U+0301 0xA9.
  *   - Any other ill-formed sequence (overlong, surrogate, beyond U+10FFFF,
  *     truncated) is -EINVAL.  Unassigned code points and noncharacters are
  *     valid.
+ *   - A removed Default_Ignorable still ends a run of combining marks: they
+ *     are ordered on each side of it separately, so folding is not
+ *     idempotent there (a U+0301 U+200D U+0316 -> a U+0301 U+0316, whose
+ *     own fold is a U+0316 U+0301).
  *   - Canonical ordering happens after folding: a character's folded form
  *     sorts by its own combining class, so "A U+0345 U+0301" folds to
  *     "a U+03B9 U+0301" (Unicode's NFD(fold(NFD(x))) would give
@@ -145,8 +151,9 @@ CF_API int cf_casefold_hash(const cf_encoding *enc, const char *s, size_t len,
 /*
  * The file-name matching rule of a case-insensitive directory (the kernel's
  * generic_ci_match): identical bytes match; otherwise the names match when
- * their nfdicf forms are equal.  A name invalid for the encoding matches only
- * itself, byte for byte — or, with CF_STRICT, is an error.
+ * their nfdicf forms are equal.  A name the cursor cannot read matches only
+ * itself, byte for byte.  With CF_STRICT, a name that fails cf_validate is an
+ * error (as the kernel refuses to create or look it up).
  * Returns 1 match, 0 no match, -EINVAL (strict and a name is invalid).
  */
 CF_API int cf_name_match(const cf_encoding *enc, const char *a, size_t alen,
@@ -154,8 +161,8 @@ CF_API int cf_name_match(const cf_encoding *enc, const char *a, size_t alen,
 
 /*
  * Hash consistent with cf_name_match: names that match hash equal.  Valid
- * names hash as cf_casefold_hash; invalid ones (non-strict) hash their raw
- * bytes.  Returns 0, or -EINVAL for an invalid name with CF_STRICT.
+ * names hash as cf_casefold_hash; names that cannot be folded hash their raw
+ * bytes.  Returns 0, or -EINVAL where cf_name_match would.
  */
 CF_API int cf_name_hash(const cf_encoding *enc, const char *s, size_t len,
 			uint64_t *hash);

@@ -175,25 +175,31 @@ int cf_casefold_hash(const cf_encoding *enc, const char *s, size_t len, uint64_t
 	return 0;
 }
 
+/* With CF_STRICT a name the kernel would refuse to create is an error. */
+static int strict_reject(const cf_encoding *enc, const char *s, size_t len)
+{
+	return (enc->flags & CF_STRICT) && cf_validate(enc, s, len);
+}
+
 int cf_name_match(const cf_encoding *enc, const char *a, size_t alen, const char *b, size_t blen)
 {
+	if (strict_reject(enc, a, alen) || strict_reject(enc, b, blen))
+		return -EINVAL;
 	if (alen == blen && !memcmp(a, b, alen))
 		return 1;
-	int r = cf_strcasecmp(enc, a, alen, b, blen);
-	if (r < 0)
-		/* Invalid names are opaque bytes, already found different. */
-		return (enc->flags & CF_STRICT) ? -EINVAL : 0;
-	return r == 0;
+	/* A name that cannot be folded is opaque bytes, already found
+	 * different. */
+	return cf_strcasecmp(enc, a, alen, b, blen) == 0;
 }
 
 int cf_name_hash(const cf_encoding *enc, const char *s, size_t len, uint64_t *hash)
 {
 	struct cf_hasher hs;
 
+	if (strict_reject(enc, s, len))
+		return -EINVAL;
 	if (cf_casefold_hash(enc, s, len, hash) == 0)
 		return 0;
-	if (enc->flags & CF_STRICT)
-		return -EINVAL;
 	cf_hash_init(&hs);
 	for (size_t i = 0; i < len; i++)
 		cf_hash_byte(&hs, (unsigned char)s[i]);
