@@ -88,6 +88,17 @@ static bool grow(struct cfs_dirindex *idx)
 	return true;
 }
 
+/* Fold-equal stored names can only come from outside: say so once, on insert. */
+static void report_collision(const struct cfs_dirindex *idx, const struct cfs *fs,
+			     enum cfs_rule rule, const struct entry *e)
+{
+	for (const struct entry *o = idx->buckets[e->hash & (idx->size - 1)]; o; o = o->next)
+		if (o->hash == e->hash && names_match(fs, rule, o->name, o->len, e->name, e->len))
+			fuse_log(FUSE_LOG_WARNING,
+				 "casefoldfs: stored names \"%s\" and \"%s\" are equal under "
+				 "folding; inexact lookups use the smaller\n", o->name, e->name);
+}
+
 /* Names this rule cannot hash (strict, invalid) are unreachable: skip them. */
 static void insert(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		   const char *name)
@@ -106,6 +117,7 @@ static void insert(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 	e->hash = hash;
 	e->len = len;
 	memcpy(e->name, name, len + 1);
+	report_collision(idx, fs, rule, e);
 	e->next = idx->buckets[hash & (idx->size - 1)];
 	idx->buckets[hash & (idx->size - 1)] = e;
 	idx->count++;
@@ -197,14 +209,8 @@ int dirindex_find(const struct cfs_dirindex *idx, const struct cfs *fs,
 	for (const struct entry *e = idx->buckets[hash & (idx->size - 1)]; e; e = e->next) {
 		if (e->hash != hash || !names_match(fs, rule, name, len, e->name, e->len))
 			continue;
-		if (best) {
-			fuse_log(FUSE_LOG_WARNING,
-				 "casefoldfs: stored names \"%s\" and \"%s\" collide\n",
-				 best->name, e->name);
-			if (strcmp(e->name, best->name) >= 0)
-				continue;
-		}
-		best = e;
+		if (!best || strcmp(e->name, best->name) < 0)
+			best = e;
 	}
 	if (!best)
 		return -ENOENT;
