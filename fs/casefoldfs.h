@@ -71,6 +71,7 @@ struct cfs_inode {
 	pthread_mutex_t lock;   /* the directory lock: fields below, and
 				   every change to this directory's entries */
 	bool casefold;          /* +F, mirrors CFS_FLAG_XATTR; lock */
+	struct timespec flag_ctime; /* backing ctime when casefold was read; lock */
 	struct cfs_dirindex *index; /* NULL until first needed; lock */
 };
 
@@ -109,7 +110,7 @@ bool names_match(const struct cfs *fs, enum cfs_rule rule, const char *a, size_t
 struct cfs_dirindex *dirindex_new(void);
 void dirindex_free(struct cfs_dirindex *idx);
 int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
-		     const struct cfs_inode *dir);
+		     const struct cfs_inode *dir, const struct stat *st);
 int dirindex_find(const struct cfs_dirindex *idx, const struct cfs *fs,
 		  enum cfs_rule rule, const char *name, char *stored);
 void dirindex_add(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
@@ -130,6 +131,7 @@ void inode_procpath(const struct cfs_inode *in, char buf[static 64]);
 /* dir.c */
 int dir_load_flag(struct cfs_inode *dir);
 int dir_store_flag(struct cfs_inode *dir, bool on);
+int dir_check_flag(struct cfs_inode *dir);
 enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir);
 int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored);
 void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name);

@@ -17,10 +17,18 @@
 
 #include "casefoldfs.h"
 
+/*
+ * Reads the flag (dir->lock held, or dir not yet shared).  The ctime taken
+ * first lets dir_resolve notice a flag set or cleared in the backing tree.
+ */
 int dir_load_flag(struct cfs_inode *dir)
 {
 	char path[64], value[8];
+	struct stat st;
 
+	if (fstat(dir->fd, &st) < 0)
+		return -errno;
+	dir->flag_ctime = st.st_ctim;
 	inode_procpath(dir, path);
 	if (getxattr(path, CFS_FLAG_XATTR, value, sizeof(value)) >= 0)
 		dir->casefold = true;
@@ -35,12 +43,15 @@ int dir_load_flag(struct cfs_inode *dir)
 int dir_store_flag(struct cfs_inode *dir, bool on)
 {
 	char path[64];
+	struct stat st;
 
 	inode_procpath(dir, path);
 	if (on ? setxattr(path, CFS_FLAG_XATTR, "1", 1, 0) < 0
 	       : removexattr(path, CFS_FLAG_XATTR) < 0 && errno != ENODATA)
 		return -errno;
 	dir->casefold = on;
+	if (fstat(dir->fd, &st) == 0)
+		dir->flag_ctime = st.st_ctim;
 	/* The rule changed: an index built under the old one is meaningless. */
 	dirindex_free(dir->index);
 	dir->index = NULL;
@@ -54,6 +65,36 @@ enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir)
 }
 
 /*
+ * Rereads the flag when the backing directory's ctime moved since it was
+ * read: someone may have set or cleared it in the backing tree directly.
+ */
+static int revalidate_flag(struct cfs_inode *dir, const struct stat *st)
+{
+	bool was = dir->casefold;
+	int err;
+
+	if (st->st_ctim.tv_sec == dir->flag_ctime.tv_sec &&
+	    st->st_ctim.tv_nsec == dir->flag_ctime.tv_nsec)
+		return 0;
+	err = dir_load_flag(dir);
+	if (err == 0 && dir->casefold != was) {
+		dirindex_free(dir->index);
+		dir->index = NULL;
+	}
+	return err;
+}
+
+/* The flag as the backing tree has it now (dir->lock held). */
+int dir_check_flag(struct cfs_inode *dir)
+{
+	struct stat st;
+
+	if (fstat(dir->fd, &st) < 0)
+		return -errno;
+	return revalidate_flag(dir, &st);
+}
+
+/*
  * Finds the stored name for name in dir (caller holds dir->lock): the exact
  * bytes first, as Linux's generic_ci_match does, then the index.  The index
  * is revalidated first whenever it exists, so that the mutating operation
@@ -62,11 +103,17 @@ enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir)
  */
 int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored)
 {
-	enum cfs_rule rule = dir_rule(fs, dir);
-	struct stat st;
+	enum cfs_rule rule;
+	struct stat st, dst;
 	int err;
 
-	if (dir->index && (err = dirindex_refresh(dir->index, fs, rule, dir)) < 0)
+	if (fstat(dir->fd, &dst) < 0)
+		return -errno;
+	err = revalidate_flag(dir, &dst);
+	if (err < 0)
+		return err;
+	rule = dir_rule(fs, dir);
+	if (dir->index && (err = dirindex_refresh(dir->index, fs, rule, dir, &dst)) < 0)
 		return err;
 	if (!super_hidden(fs, dir, name)) {
 		if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -82,7 +129,7 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 		dir->index = dirindex_new();
 		if (!dir->index)
 			return -ENOMEM;
-		err = dirindex_refresh(dir->index, fs, rule, dir);
+		err = dirindex_refresh(dir->index, fs, rule, dir, &dst);
 		if (err < 0)
 			return err;
 	}

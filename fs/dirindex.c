@@ -174,17 +174,16 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 	return idx->complete ? 0 : -ENOMEM;
 }
 
-/* Makes the index match the backing directory, rebuilding it if stale. */
+/*
+ * Makes the index match the backing directory, whose current attributes
+ * are st, rebuilding it if stale.
+ */
 int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
-		     const struct cfs_inode *dir)
+		     const struct cfs_inode *dir, const struct stat *st)
 {
-	struct stat st;
-
-	if (fstat(dir->fd, &st) < 0)
-		return -errno;
-	if (idx->complete && stamps_equal(idx, &st))
+	if (idx->complete && stamps_equal(idx, st))
 		return 0;
-	return rebuild(idx, fs, rule, dir, &st);
+	return rebuild(idx, fs, rule, dir, st);
 }
 
 /*

@@ -63,6 +63,8 @@ static int get_flags(struct cfs_inode *in, unsigned int *flags)
 	int err = backing_flags(in, flags);
 
 	pthread_mutex_lock(&in->lock);
+	if (err == 0 && S_ISDIR(in->type))
+		err = dir_check_flag(in);
 	if (in->casefold)
 		*flags |= CFS_CASEFOLD_FL;
 	pthread_mutex_unlock(&in->lock);
@@ -91,6 +93,8 @@ static int set_flags(struct cfs *fs, struct cfs_inode *in, unsigned int flags)
 	int err = backing_flags(in, &old);
 
 	pthread_mutex_lock(&in->lock);
+	if (err == 0 && S_ISDIR(in->type))
+		err = dir_check_flag(in);
 	if (err == 0 && on != in->casefold)
 		err = change_casefold(fs, in, on);
 	pthread_mutex_unlock(&in->lock);

@@ -148,7 +148,8 @@ static int run_session(struct cfs *fs, struct fuse_args *args,
 		if (cfg) {
 			fuse_loop_cfg_set_clone_fd(cfg, (unsigned)co->clone_fd);
 			fuse_loop_cfg_set_max_threads(cfg, co->max_threads);
-			fuse_loop_cfg_set_idle_threads(cfg, co->max_idle_threads);
+			if (co->max_idle_threads != UINT_MAX) /* UINT_MAX: not given */
+				fuse_loop_cfg_set_idle_threads(cfg, co->max_idle_threads);
 			ret = fuse_session_loop_mt(se, cfg);
 			fuse_loop_cfg_destroy(cfg);
 		}

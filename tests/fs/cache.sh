@@ -63,6 +63,16 @@ mv "$B/ci/warm" "$B/ci/Cold"
 expect ENOENT stat ci/WARM
 expect OK stat ci/COLD
 
+# The flag set or cleared directly in the backing tree is seen too.
+mkdir late
+touch late/X
+setfattr -n trusted.casefoldfs.casefold -v 1 "$B/late"
+expect OK stat late/x
+lsattr -d late | grep -q '^[^ ]*F' || fail "flag set behind our back not shown"
+setfattr -x trusted.casefoldfs.casefold "$B/late"
+lsattr -d late | grep -q '^[^ ]*F' && fail "flag cleared behind our back still shown"
+expect ENOENT stat late/x
+
 # Names colliding under folding, made behind our back: exact bytes first,
 # then the smallest stored name in byte order.
 mkdir ci/coll
