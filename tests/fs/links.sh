@@ -46,6 +46,15 @@ truncate -s 10 ci/orig && [ "$(stat -c %s "$B/ci/Orig")" = 10 ] || fail "truncat
 touch -d @1000000000 ci/ORIG && [ "$(stat -c %Y "$B/ci/Orig")" = 1000000000 ] || fail "utimens"
 chown 1234:5678 ci/Orig && [ "$(stat -c %u:%g "$B/ci/Orig")" = 1234:5678 ] || fail "chown"
 
+# Symlinks in the backing tree are never followed by the daemon: removing,
+# renaming or linking one by another spelling acts on the link itself.
+mkdir "$T/outside" && touch "$T/outside/precious"
+ln -s "$T/outside" "$B/ci/Evil"
+ln ci/EVIL ci/evil2 || fail "hard link to a symlink"
+[ -L "$B/ci/evil2" ] || fail "the hard link is not the symlink itself"
+mv ci/evil2 ci/Evil3 && rm ci/EVIL3 ci/evil || fail "remove symlinks by other spellings"
+[ -e "$T/outside/precious" ] && [ ! -L "$B/ci/Evil" ] || fail "symlink target touched"
+
 # Ownership of new entries follows the caller (allow_other for another user).
 cd /
 cfs_umount
@@ -59,5 +68,11 @@ if command -v setpriv >/dev/null; then
 	setpriv --reuid 4242 --regid 4242 --clear-groups touch "$M/ci/denied" 2>/dev/null &&
 		fail "default_permissions must refuse a write to a root-owned 755 dir"
 fi
+cfs_umount
+
+# Standard FUSE options pass through: ro.
+cfs_mount -o ro
+expect EROFS create "$M/cs/new"
+[ -e "$M/cs/Plain" ] || fail "read-only mount lost entries"
 cfs_umount
 echo "links: ok"
