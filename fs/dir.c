@@ -99,7 +99,8 @@ int dir_check_flag(struct cfs_inode *dir)
  * bytes first, as Linux's generic_ci_match does, then the index.  The index
  * is revalidated first whenever it exists, so that the mutating operation
  * that follows a resolve never stamps an index that was already stale.
- * Returns 0 with stored filled, -ENOENT, or another negative errno.
+ * Returns 0 with stored filled, -ENOENT, -EINVAL or -ENAMETOOLONG for a
+ * name the directory cannot hold (names_check_lookup), or another -errno.
  */
 int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored)
 {
@@ -113,6 +114,9 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 	if (err < 0)
 		return err;
 	rule = dir_rule(fs, dir);
+	err = names_check_lookup(fs, rule, name);
+	if (err < 0)
+		return err;
 	if (dir->index && (err = dirindex_refresh(dir->index, fs, rule, dir, &dst)) < 0)
 		return err;
 	if (!super_hidden(fs, dir, name)) {

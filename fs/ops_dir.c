@@ -68,9 +68,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int err;
 
 	pthread_mutex_lock(&dir->lock);
-	err = names_check_lookup(fs, dir_rule(fs, dir), name);
-	if (err == 0)
-		err = dir_resolve(fs, dir, name, stored);
+	err = dir_resolve(fs, dir, name, stored);
 	if (err == 0)
 		err = make_entry(fs, dir, stored, &e);
 	pthread_mutex_unlock(&dir->lock);
@@ -296,9 +294,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 	int err;
 
 	pthread_mutex_lock(&dir->lock);
-	err = names_check_lookup(fs, dir_rule(fs, dir), name);
-	if (err == 0)
-		err = dir_resolve(fs, dir, name, stored);
+	err = dir_resolve(fs, dir, name, stored);
 	if (err == 0 && unlinkat(dir->fd, stored, flags) < 0)
 		err = -errno;
 	if (err == 0)
@@ -340,9 +336,7 @@ static int do_rename(struct cfs *fs, struct cfs_inode *dir, const char *name,
 	bool replacing;
 	int err;
 
-	err = names_check_lookup(fs, dir_rule(fs, dir), name);
-	if (err == 0)
-		err = dir_resolve(fs, dir, name, from);
+	err = dir_resolve(fs, dir, name, from);
 	if (err == 0)
 		err = check_new_name(fs, ndir, newname, to);
 	replacing = err == -EEXIST;
