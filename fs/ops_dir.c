@@ -102,15 +102,15 @@ static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 static int check_new_name(struct cfs *fs, struct cfs_inode *dir, const char *name,
 			  char *stored)
 {
-	int err = names_check_create(fs, dir_rule(fs, dir), name);
+	int err = dir_resolve(fs, dir, name, stored);
 
-	if (err == 0 && super_hidden(fs, dir, name))
-		err = -EPERM;
-	if (err == 0)
-		err = dir_resolve(fs, dir, name, stored);
 	if (err == 0)
 		return -EEXIST;
-	return err == -ENOENT ? 0 : err;
+	if (err != -ENOENT)
+		return err;
+	if (super_hidden(fs, dir, name))
+		return -EPERM;
+	return names_check_create(fs, dir_rule(fs, dir), name);
 }
 
 /*
