@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,6 +124,17 @@ static int add_mount_options(struct fuse_args *args, const char *backing)
 	return fuse_opt_add_arg(args, opts);
 }
 
+/* Every inode the kernel knows holds a descriptor: allow as many as we may. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static int run_session(struct cfs *fs, struct fuse_args *args,
 		       const struct fuse_cmdline_opts *co)
 {
@@ -202,6 +214,7 @@ int main(int argc, char *argv[])
 	}
 	/* Modes arrive with the caller's umask applied; ours must not apply twice. */
 	umask(0);
+	raise_fd_limit();
 	if (add_mount_options(&args, cli.backing) == 0)
 		ret = run_session(&fs, &args, &co);
 	inode_table_destroy(&fs);  /* closes rootfd */
