@@ -19,6 +19,7 @@ const struct cli_verb *const cli_verbs[] = {
 	&cli_verb_cmp,
 	&cli_verb_validate,
 	&cli_verb_versions,
+	&cli_verb_audit,
 	&cli_verb_help,
 	NULL,
 };

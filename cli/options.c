@@ -30,6 +30,22 @@ const struct cli_option cli_options[] = {
 	  "names on standard input are separated by NUL bytes\n"
 	  "instead of newlines, and every result line ends with a\n"
 	  "NUL byte instead of a newline." },
+	{ CLI_OPT_JSON, "json", 0, NULL,
+	  "write the report as one JSON document instead." },
+	{ CLI_OPT_NUL_RECORDS, "null", '0', NULL,
+	  "write each finding as NUL-terminated fields: the kind,\n"
+	  "then one path per name, then an empty field." },
+	{ CLI_OPT_FOLLOW, "follow", 0, NULL,
+	  "follow symbolic links to directories (a directory is\n"
+	  "never entered twice on one branch)." },
+	{ CLI_OPT_CROSS_MOUNTS, "cross-mounts", 0, NULL,
+	  "descend into directories that are mount points." },
+	{ CLI_OPT_ON_COLLISION, "on-collision", 0, "abort|rename",
+	  "abort (the default) changes nothing when names would\n"
+	  "collide; rename renames all but the first of each set\n"
+	  "(NAME~0, NAME~1, ...)." },
+	{ CLI_OPT_DRY_RUN, "dry-run", 0, NULL,
+	  "print the plan and change nothing." },
 	{ CLI_OPT_MAN, "man", 0, NULL,
 	  "print the whole manual page, in roff, instead." },
 	{ CLI_OPT_HELP, "help", 'h', NULL,
@@ -42,10 +58,12 @@ const size_t cli_option_count = NOPTIONS;
  * getopt_long returns 256 + index for a long option and the character for a
  * short one, so that an error's optopt tells which form was misused.
  */
-static const struct cli_option *option_of_value(int c)
+static const struct cli_option *option_of_value(int c, unsigned accepted)
 {
+	/* Two options may share a short name (-0) if no verb takes both. */
 	for (size_t i = 0; i < NOPTIONS; i++)
-		if (c == 256 + (int)i || (c == cli_options[i].short_name && c))
+		if (c == 256 + (int)i ||
+		    (c == cli_options[i].short_name && c && (cli_options[i].bit & accepted)))
 			return &cli_options[i];
 	return NULL;
 }
@@ -95,7 +113,7 @@ int cli_parse(const struct cli_verb *verb, int argc, char **argv,
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		const struct cli_option *o = option_of_value(c);
+		const struct cli_option *o = option_of_value(c, accepted);
 
 		if (c == '?' && optopt > 0 && optopt < 256)
 			return cli_usage(verb->name, "unknown option '-%c'", optopt);
@@ -130,7 +148,30 @@ int cli_parse(const struct cli_verb *verb, int argc, char **argv,
 			args->hex = true;
 			break;
 		case CLI_OPT_NUL:
+		case CLI_OPT_NUL_RECORDS:
 			args->nul = true;
+			break;
+		case CLI_OPT_JSON:
+			args->json = true;
+			break;
+		case CLI_OPT_FOLLOW:
+			args->follow = true;
+			break;
+		case CLI_OPT_CROSS_MOUNTS:
+			args->cross_mounts = true;
+			break;
+		case CLI_OPT_ON_COLLISION:
+			if (strcmp(optarg, "rename") == 0)
+				args->rename = true;
+			else if (strcmp(optarg, "abort") == 0)
+				args->rename = false;
+			else
+				return cli_usage(verb->name,
+						 "--on-collision is 'abort' or 'rename', not '%s'",
+						 optarg);
+			break;
+		case CLI_OPT_DRY_RUN:
+			args->dry_run = true;
 			break;
 		case CLI_OPT_MAN:
 			args->man = true;

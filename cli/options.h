@@ -23,6 +23,13 @@ enum {
 	CLI_OPT_NUL = 1u << 5,
 	CLI_OPT_MAN = 1u << 6,
 	CLI_OPT_HELP = 1u << 7, /* every verb accepts it */
+	/* Tree walkers (audit, convert). */
+	CLI_OPT_JSON = 1u << 16,
+	CLI_OPT_NUL_RECORDS = 1u << 17, /* -0 for output only */
+	CLI_OPT_FOLLOW = 1u << 18,
+	CLI_OPT_CROSS_MOUNTS = 1u << 19,
+	CLI_OPT_ON_COLLISION = 1u << 20,
+	CLI_OPT_DRY_RUN = 1u << 21,
 };
 
 /* The options fold and normalize share; cmp and validate take subsets. */
@@ -47,6 +54,11 @@ struct cli_args {
 	bool hex;         /* --hex */
 	bool nul;         /* -0 */
 	bool man;         /* --man */
+	bool json;        /* --json */
+	bool follow;      /* --follow */
+	bool cross_mounts; /* --cross-mounts */
+	bool rename;      /* --on-collision=rename (else abort) */
+	bool dry_run;     /* --dry-run */
 	char **operands;  /* what follows the options, in order */
 	int noperands;
 };

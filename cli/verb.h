@@ -43,5 +43,7 @@ extern const struct cli_verb cli_verb_cmp;
 extern const struct cli_verb cli_verb_validate;
 extern const struct cli_verb cli_verb_versions;
 extern const struct cli_verb cli_verb_help;
+extern const struct cli_verb cli_verb_audit;
+extern const struct cli_verb cli_verb_convert;
 
 #endif
