@@ -76,6 +76,7 @@ touch ci/.casefoldfs
 casefolded big
 (cd big && for i in $(seq 0 2000); do echo "$i" > "File_$i.Txt"; done)
 [ "$(ls big | wc -l)" = 2001 ] || fail "2001 files"
+[ "$(names big)" = "$(names "$B/big")" ] || fail "readdir of 2001 files differs from the backing tree"
 for i in 0 999 2000; do
 	[ "$(cat "big/FILE_$i.TXT")" = "$i" ] || fail "big/FILE_$i.TXT"
 done
