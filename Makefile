@@ -79,7 +79,7 @@ $(O)/libcasefold.pc: lib/libcasefold.pc.in include/casefold.h
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 $(O)/casefold: $(CLI_OBJ) $(STATIC)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lext2fs -lcom_err
 $(O)/casefoldfs: $(FS_OBJ) $(STATIC)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(FUSE_LIBS) -lpthread
 

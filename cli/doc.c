@@ -27,7 +27,7 @@ static int option_flags(FILE *f, const struct cli_option *o)
 
 	n += fprintf(f, "--%s", o->name);
 	if (o->arg)
-		n += fprintf(f, "=%s", o->arg);
+		n += fprintf(f, o->bit & CLI_OPTS_OPTIONAL_ARG ? "[=%s]" : "=%s", o->arg);
 	return n;
 }
 
@@ -120,9 +120,9 @@ void cli_doc_roff_verb(FILE *f, const struct cli_verb *verb)
 		cli_doc_roff_escape(f, o->name);
 		fputs("\\fR", f);
 		if (o->arg) {
-			fputs("=\\fI", f);
+			fputs(o->bit & CLI_OPTS_OPTIONAL_ARG ? "[=\\fI" : "=\\fI", f);
 			cli_doc_roff_escape(f, o->arg);
-			fputs("\\fR", f);
+			fputs(o->bit & CLI_OPTS_OPTIONAL_ARG ? "\\fR]" : "\\fR", f);
 		}
 		putc('\n', f);
 		cli_doc_roff_escape(f, o->help);

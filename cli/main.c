@@ -18,6 +18,8 @@ const struct cli_verb *const cli_verbs[] = {
 	&cli_verb_normalize,
 	&cli_verb_cmp,
 	&cli_verb_validate,
+	&cli_verb_hash,
+	&cli_verb_ext4,
 	&cli_verb_versions,
 	&cli_verb_audit,
 	&cli_verb_help,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "ext4_sb.h"
 #include "options.h"
 #include "verb.h"
 
@@ -46,6 +47,22 @@ const struct cli_option cli_options[] = {
 	  "(NAME~0, NAME~1, ...)." },
 	{ CLI_OPT_DRY_RUN, "dry-run", 0, NULL,
 	  "print the plan and change nothing." },
+	{ CLI_OPT_ALG, "alg", 0, "ALG",
+	  "directory hash: half_md4 (the default, as mke2fs\n"
+	  "chooses), tea or legacy." },
+	{ CLI_OPT_UNSIGNED, "unsigned", 0, NULL,
+	  "hash bytes as unsigned char, as a file system whose\n"
+	  "superblock says unsigned_directory_hash (made on an\n"
+	  "arm or powerpc host) does." },
+	{ CLI_OPT_SEED, "seed", 0, "UUID",
+	  "the superblock's hash seed, as dumpe2fs prints it\n"
+	  "(\"Directory Hash Seed\"); default: none, the fixed\n"
+	  "seed ext4 uses when the field is zero." },
+	{ CLI_OPT_CASEFOLD, "casefold", 0, "ENCODING",
+	  "hash names as a casefolded directory does: the\n"
+	  "nfdicf form, or the raw bytes of a name that cannot\n"
+	  "be folded.  ENCODING as --encoding, default\n"
+	  "utf8-12.1.0." },
 	{ CLI_OPT_MAN, "man", 0, NULL,
 	  "print the whole manual page, in roff, instead." },
 	{ CLI_OPT_HELP, "help", 'h', NULL,
@@ -91,7 +108,9 @@ int cli_parse(const struct cli_verb *verb, int argc, char **argv,
 	const char *encoding = CLI_DEFAULT_ENCODING;
 	unsigned flags = 0;
 	size_t n = 0, ns = 1;
-	int c;
+	int c, alg = CF_EXT4_HASH_HALF_MD4;
+	bool unsigned_hash = false;
+	unsigned char seed[16];
 
 	for (size_t i = 0; i < NOPTIONS; i++) {
 		const struct cli_option *o = &cli_options[i];
@@ -99,7 +118,8 @@ int cli_parse(const struct cli_verb *verb, int argc, char **argv,
 		if (!(o->bit & accepted))
 			continue;
 		longopts[n++] = (struct option){ o->name,
-			o->arg ? required_argument : no_argument, NULL, 256 + (int)i };
+			!o->arg ? no_argument : o->bit & CLI_OPTS_OPTIONAL_ARG ? optional_argument :
+			required_argument, NULL, 256 + (int)i };
 		if (o->short_name) {
 			shortopts[ns++] = o->short_name;
 			if (o->arg)
@@ -176,9 +196,31 @@ int cli_parse(const struct cli_verb *verb, int argc, char **argv,
 		case CLI_OPT_MAN:
 			args->man = true;
 			break;
+		case CLI_OPT_ALG:
+			if ((alg = cli_ext4_hash_parse(optarg)) < 0 || alg > CF_EXT4_HASH_TEA)
+				return cli_usage(verb->name, "--alg is 'half_md4', 'tea' or "
+						 "'legacy', not '%s'", optarg);
+			break;
+		case CLI_OPT_UNSIGNED:
+			unsigned_hash = true;
+			break;
+		case CLI_OPT_SEED:
+			if (cli_uuid_parse(optarg, seed) < 0)
+				return cli_usage(verb->name, "--seed is a UUID such as "
+						 "2d5bb4e3-4a3c-4a8e-9b3d-1f0e8c6a7b90, not '%s'",
+						 optarg);
+			cf_ext4_hash_seed(seed, args->seed);
+			break;
+		case CLI_OPT_CASEFOLD:
+			args->casefold = true;
+			if (optarg)
+				encoding = optarg;
+			break;
 		}
 	}
 
+	/* The unsigned variants follow the signed ones, 3 apart. */
+	args->alg = (enum cf_ext4_hash)(alg + (unsigned_hash ? 3 : 0));
 	args->operands = argv + optind;
 	args->noperands = argc - optind;
 	if (args->noperands < verb->min_operands)

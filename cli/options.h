@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "casefold.h"
+#include "casefold_ext4.h"
 
 struct cli_verb;
 
@@ -23,6 +24,11 @@ enum {
 	CLI_OPT_NUL = 1u << 5,
 	CLI_OPT_MAN = 1u << 6,
 	CLI_OPT_HELP = 1u << 7, /* every verb accepts it */
+	/* ext4 hashes (hash). */
+	CLI_OPT_ALG = 1u << 8,
+	CLI_OPT_UNSIGNED = 1u << 9,
+	CLI_OPT_SEED = 1u << 10,
+	CLI_OPT_CASEFOLD = 1u << 11,
 	/* Tree walkers (audit, convert). */
 	CLI_OPT_JSON = 1u << 16,
 	CLI_OPT_NUL_RECORDS = 1u << 17, /* -0 for output only */
@@ -31,6 +37,9 @@ enum {
 	CLI_OPT_ON_COLLISION = 1u << 20,
 	CLI_OPT_DRY_RUN = 1u << 21,
 };
+
+/* Options whose argument may be left out: --casefold or --casefold=NAME. */
+#define CLI_OPTS_OPTIONAL_ARG CLI_OPT_CASEFOLD
 
 /* The options fold and normalize share; cmp and validate take subsets. */
 #define CLI_OPTS_RULE (CLI_OPT_ENCODING | CLI_OPT_IGNORABLES | CLI_OPT_STRICT)
@@ -54,6 +63,9 @@ struct cli_args {
 	bool hex;         /* --hex */
 	bool nul;         /* -0 */
 	bool man;         /* --man */
+	bool casefold;    /* --casefold: enc applies (hash) */
+	enum cf_ext4_hash alg;  /* --alg and --unsigned; default half_md4 */
+	uint32_t seed[4];       /* --seed, as words; all zero: ext4's default */
 	bool json;        /* --json */
 	bool follow;      /* --follow */
 	bool cross_mounts; /* --cross-mounts */

@@ -41,6 +41,8 @@ extern const struct cli_verb cli_verb_fold;
 extern const struct cli_verb cli_verb_normalize;
 extern const struct cli_verb cli_verb_cmp;
 extern const struct cli_verb cli_verb_validate;
+extern const struct cli_verb cli_verb_hash;
+extern const struct cli_verb cli_verb_ext4;
 extern const struct cli_verb cli_verb_versions;
 extern const struct cli_verb cli_verb_help;
 extern const struct cli_verb cli_verb_audit;

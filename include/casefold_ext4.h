@@ -23,6 +23,24 @@ extern "C" {
 #define CF_EXT4_ENC_STRICT_FL 0x1                   /* reject invalid names */
 #define CF_EXT4_ENC_NO_COMPAT_FALLBACK_FL 0x2       /* Linux 6.14+ */
 
+/* The other superblock fields a casefold-aware reader needs (offsets in
+ * the 1024-byte superblock; every field little-endian). */
+#define CF_EXT4_SB_SIZE 1024
+#define CF_EXT4_SB_MAGIC 0x38                       /* __le16 s_magic */
+#define CF_EXT4_SUPER_MAGIC 0xEF53
+#define CF_EXT4_SB_FEATURE_COMPAT 0x5C              /* __le32 */
+#define CF_EXT4_SB_FEATURE_INCOMPAT 0x60            /* __le32 */
+#define CF_EXT4_SB_FEATURE_RO_COMPAT 0x64           /* __le32 */
+#define CF_EXT4_SB_HASH_SEED 0xEC                   /* __u8[16] s_hash_seed */
+#define CF_EXT4_SB_DEF_HASH_VERSION 0xFC            /* __u8 s_def_hash_version */
+#define CF_EXT4_SB_FLAGS 0x160                      /* __le32 s_flags */
+#define CF_EXT4_SB_CHECKSUM 0x3FC                   /* __le32 crc32c of the rest */
+#define CF_EXT4_FEATURE_COMPAT_DIR_INDEX 0x20
+#define CF_EXT4_FEATURE_RO_COMPAT_METADATA_CSUM 0x400
+#define CF_EXT4_FLAGS_SIGNED_HASH 0x1               /* s_flags: hashes use signed char */
+#define CF_EXT4_FLAGS_UNSIGNED_HASH 0x2             /* s_flags: ... unsigned char */
+#define CF_EXT4_INDEX_FL 0x1000                     /* i_flags: htree directory */
+
 /* Directory hash algorithms (s_def_hash_version / dx_root hash_version). */
 enum cf_ext4_hash {
 	CF_EXT4_HASH_LEGACY = 0,
@@ -44,6 +62,13 @@ enum cf_ext4_hash {
  */
 CF_API int cf_ext4_dirhash(enum cf_ext4_hash alg, const uint32_t seed[4], const char *name,
 			   size_t len, const cf_encoding *enc, uint32_t *major, uint32_t *minor);
+
+/*
+ * The seed cf_ext4_dirhash takes, from the 16 bytes of s_hash_seed (also
+ * the UUID that dumpe2fs prints as "Directory Hash Seed"): Linux reads them
+ * as four little-endian words, whatever the host's byte order.
+ */
+CF_API void cf_ext4_hash_seed(const unsigned char bytes[16], uint32_t seed[4]);
 
 /*
  * Map a superblock's s_encoding and s_encoding_flags to a loaded encoding

@@ -167,6 +167,13 @@ int cf_ext4_dirhash(enum cf_ext4_hash alg, const uint32_t seed[4], const char *n
 	return raw_dirhash(alg, seed, name, len, major, minor);
 }
 
+void cf_ext4_hash_seed(const unsigned char bytes[16], uint32_t seed[4])
+{
+	for (int i = 0; i < 4; i++)
+		seed[i] = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 |
+			  (uint32_t)bytes[4 * i + 2] << 16 | (uint32_t)bytes[4 * i + 3] << 24;
+}
+
 int cf_ext4_encoding_load(cf_encoding *enc, uint16_t magic, uint16_t flags)
 {
 	unsigned f = 0;
