@@ -12,6 +12,7 @@
  *   ops_dir.c   namespace operations (lookup, create, rename, readdir, ...)
  *   ops_file.c  operations on one object (attributes, I/O, xattrs)
  *   ioctl.c     FS_IOC_GETFLAGS / SETFLAGS / FSGETXATTR (chattr, lsattr)
+ *   dcache.c    what the kernel may cache, and when it must forget
  *
  * Locking, outermost first: a directory's lock (two directories: lower
  * address first), then the inode table lock.  No lock is held while talking
@@ -25,6 +26,7 @@
 #include <fuse_lowlevel.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -75,14 +77,24 @@ struct cfs_inode {
 	struct cfs_dirindex *index; /* NULL until first needed; lock */
 };
 
+/* How positive entries in non-exact directories are cached (dcache.c). */
+enum {
+	CFS_DCACHE_PROBE,  /* not yet known whether the kernel has the epoch */
+	CFS_DCACHE_EPOCH,  /* stored spellings cached, epoch bumped when needed */
+	CFS_DCACHE_ZERO,   /* every spelling with entry_timeout 0 */
+};
+
 struct cfs {
 	/* Immutable once mounted. */
+	struct fuse_session *se;
 	struct cfs_options opt;
 	bool has_encoding;          /* false when opt.encoding is "none" */
 	cf_encoding enc;            /* valid when has_encoding */
 	double attr_timeout;
 	double entry_timeout;       /* positive entries in CFS_EXACT dirs */
 	struct cfs_inode root;
+
+	_Atomic int dcache_mode;    /* CFS_DCACHE_*: set once by the probe */
 
 	pthread_mutex_t table_lock; /* the inode table below */
 	struct cfs_inode **table;   /* table lock */
@@ -139,6 +151,11 @@ void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name);
 int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir);
 void dir_lock2(struct cfs_inode *a, struct cfs_inode *b);
 void dir_unlock2(struct cfs_inode *a, struct cfs_inode *b);
+
+/* dcache.c */
+double dcache_entry_timeout(struct cfs *fs, enum cfs_rule rule, const char *given,
+			    const char *stored);
+void dcache_spelling_used(struct cfs *fs, const char *given, const char *stored);
 
 /* ops_dir.c, ops_file.c, ioctl.c */
 void ops_dir_fill(struct fuse_lowlevel_ops *ops);

@@ -24,6 +24,7 @@ struct cli {
 	int strict;
 	int keep_ignorables;
 	int normalize_all;
+	int noepoch;            /* never rely on FUSE_NOTIFY_INC_EPOCH */
 };
 
 enum { KEY_CASEFOLD_BARE };
@@ -34,6 +35,7 @@ static const struct fuse_opt cli_spec[] = {
 	{ "strict_encoding", offsetof(struct cli, strict), 1 },
 	{ "keep_ignorables", offsetof(struct cli, keep_ignorables), 1 },
 	{ "normalize_all", offsetof(struct cli, normalize_all), 1 },
+	{ "noepoch", offsetof(struct cli, noepoch), 1 },
 	FUSE_OPT_END
 };
 
@@ -46,6 +48,8 @@ static void usage(const char *prog)
 	       "    -o strict_encoding     reject invalid names in casefolded directories\n"
 	       "    -o keep_ignorables     Default_Ignorable code points are significant\n"
 	       "    -o normalize_all       plain directories ignore canonical equivalence\n"
+	       "    -o noepoch             no dentry caching in casefolded directories, even\n"
+	       "                           where the kernel could expire it (Linux 6.16+)\n"
 	       "\nA tree keeps the encoding and flags of its first mount (file .casefoldfs).\n"
 	       "Set or clear case-insensitivity of an empty directory with chattr +F / -F.\n\n",
 	       prog);
@@ -99,6 +103,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	}
 	fs->attr_timeout = 1.0;
 	fs->entry_timeout = 1.0;
+	atomic_init(&fs->dcache_mode, cli->noepoch ? CFS_DCACHE_ZERO : CFS_DCACHE_PROBE);
 	r = inode_table_init(fs, rootfd);
 	if (r < 0) {
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, strerror(-r));
@@ -148,6 +153,7 @@ static int run_session(struct cfs *fs, struct fuse_args *args,
 	se = fuse_session_new(args, &ops, sizeof(ops), fs);
 	if (!se)
 		return 1;
+	fs->se = se;
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out_session;
 	if (fuse_session_mount(se, co->mountpoint) != 0)

@@ -2,21 +2,7 @@
  * Namespace operations: every request that names an entry of a directory.
  * Each one holds the directory's lock from resolving the name to changing
  * the backing directory, so two fold-equal creations end with one entry.
- *
- * Kernel dentry cache.  FUSE caches one dentry per spelling and knows
- * nothing of case, so in a directory whose rule is not exact (+F, or plain
- * with normalize_all) a cached dentry for another spelling could outlive
- * the entry it named ("stat FOO; rm foo; stat FOO") or hide a new one.  We
- * therefore answer lookups in such directories with entry_timeout 0 and
- * never cache negative entries (ENOENT replies carry no timeout): every path
- * walk through them asks the daemon again, which the per-directory index
- * answers in constant time.  Attributes stay cached (attr_timeout) because
- * they belong to the inode, shared by every spelling.  Exact directories get
- * the usual positive timeout: there one name is one dentry, and the kernel
- * updates it itself on unlink and rename.  Asynchronous invalidation of
- * every answered spelling was rejected: notify_inval_entry cannot run
- * before the reply (the kernel holds the parent's lock), and after it the
- * caller may already have been told "done" — a window where the cache lies.
+ * What the kernel may cache of the answers is dcache.c's business.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,14 +15,12 @@
 
 #include "casefoldfs.h"
 
-static double entry_timeout(const struct cfs *fs, enum cfs_rule rule)
-{
-	return rule == CFS_EXACT ? fs->entry_timeout : 0.0;
-}
-
-/* Fills e for the stored name in dir and takes one lookup reference. */
-static int make_entry(struct cfs *fs, struct cfs_inode *dir, const char *stored,
-		      struct fuse_entry_param *e)
+/*
+ * Fills e for the stored name in dir, asked for as given, and takes one
+ * lookup reference.
+ */
+static int make_entry(struct cfs *fs, struct cfs_inode *dir, const char *given,
+		      const char *stored, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;
 	int fd, err;
@@ -55,7 +39,7 @@ static int make_entry(struct cfs *fs, struct cfs_inode *dir, const char *stored,
 		return err;
 	e->ino = inode_id(fs, in);
 	e->attr_timeout = fs->attr_timeout;
-	e->entry_timeout = entry_timeout(fs, dir_rule(fs, dir));
+	e->entry_timeout = dcache_entry_timeout(fs, dir_rule(fs, dir), given, stored);
 	return 0;
 }
 
@@ -70,7 +54,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	pthread_mutex_lock(&dir->lock);
 	err = dir_resolve(fs, dir, name, stored);
 	if (err == 0)
-		err = make_entry(fs, dir, stored, &e);
+		err = make_entry(fs, dir, name, stored, &e);
 	pthread_mutex_unlock(&dir->lock);
 	if (err < 0)
 		fuse_reply_err(req, -err);
@@ -204,7 +188,7 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 	if (err == 0) {
 		dir_added(fs, dir, name);
-		err = make_entry(fs, dir, name, &e);
+		err = make_entry(fs, dir, name, name, &e);
 	}
 	pthread_mutex_unlock(&dir->lock);
 	if (err < 0)
@@ -273,7 +257,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 			unlinkat(dir->fd, name, 0);
 	}
 	if (err == 0)
-		err = make_entry(fs, dir, stored, &e);
+		err = make_entry(fs, dir, name, stored, &e);
 	pthread_mutex_unlock(&dir->lock);
 	if (err < 0) {
 		if (fd >= 0)
@@ -297,8 +281,10 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 	err = dir_resolve(fs, dir, name, stored);
 	if (err == 0 && unlinkat(dir->fd, stored, flags) < 0)
 		err = -errno;
-	if (err == 0)
+	if (err == 0) {
 		dir_removed(fs, dir, stored);
+		dcache_spelling_used(fs, name, stored);
+	}
 	pthread_mutex_unlock(&dir->lock);
 	fuse_reply_err(req, -err);
 }
@@ -345,7 +331,7 @@ static int do_rename(struct cfs *fs, struct cfs_inode *dir, const char *name,
 	if (!replacing)
 		strcpy(to, newname);
 	else if (same_object(dir, from, ndir, to))
-		return 0;
+		goto done;
 	if (renameat2(dir->fd, from, ndir->fd, to, flags) < 0)
 		return -errno;
 	if (!(flags & RENAME_EXCHANGE)) {
@@ -353,6 +339,10 @@ static int do_rename(struct cfs *fs, struct cfs_inode *dir, const char *name,
 		if (!replacing)
 			dir_added(fs, ndir, to);
 	}
+done:
+	/* The kernel moves its dentry for name to newname, whatever we did. */
+	dcache_spelling_used(fs, name, from);
+	dcache_spelling_used(fs, newname, to);
 	return 0;
 }
 

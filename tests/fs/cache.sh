@@ -1,86 +1,123 @@
 #!/usr/bin/env bash
 # The kernel's dentry cache must never lie about other spellings, and
 # changes made directly in the backing tree are seen at the next lookup.
+# Run twice: with the dentry epoch where the kernel has it (stored
+# spellings cached), and with -o noepoch (nothing cached).
 . "$(dirname "$0")/lib.sh"
 
-cfs_mount
-cd "$M" || fail "cd"
-casefolded ci
+scenario() {
+	rm -rf "$B" && mkdir "$B"
+	cfs_mount "$@"
+	cd "$M" || fail "cd"
+	casefolded ci
 
-# A positive dentry for another spelling dies with the entry.
-touch ci/foo
-stat ci/FOO >/dev/null || fail "stat FOO"
-rm ci/foo
-expect ENOENT stat ci/FOO
-expect ENOENT stat ci/Foo
+	# A positive dentry for another spelling dies with the entry.
+	touch ci/foo
+	stat ci/FOO >/dev/null || fail "stat FOO"
+	rm ci/foo
+	expect ENOENT stat ci/FOO
+	expect ENOENT stat ci/Foo
 
-# A name removed then recreated in another case is stored as recreated.
-touch ci/fileX
-stat ci/FILEX >/dev/null
-rm ci/fileX
-touch ci/FILEX
-[ "$(names "$B/ci")" = FILEX ] || fail "recreated as $(names "$B/ci")"
+	# A name removed then recreated in another case is stored as recreated.
+	touch ci/fileX
+	stat ci/FILEX >/dev/null
+	rm ci/fileX
+	touch ci/FILEX
+	[ "$(names "$B/ci")" = FILEX ] || fail "recreated as $(names "$B/ci")"
 
-# No negative dentry hides a new entry under another spelling.
-expect ENOENT stat ci/NEWNAME
-touch ci/newname
-expect OK stat ci/NEWNAME
-expect OK stat ci/NewName
+	# No negative dentry hides a new entry under another spelling.
+	expect ENOENT stat ci/NEWNAME
+	touch ci/newname
+	expect OK stat ci/NEWNAME
+	expect OK stat ci/NewName
 
-# Open file, unlinked, recreated in another case: two distinct files.
-echo old > ci/open
-exec 3<ci/open
-rm ci/OPEN
-echo new > ci/Open
-[ "$(cat <&3)" = old ] || fail "open descriptor lost its file"
-exec 3<&-
-[ "$(cat ci/open)" = new ] && [ "$(names "$B/ci" | grep -i '^open$')" = Open ] ||
-	fail "recreated file"
+	# Open file, unlinked, recreated in another case: two distinct files.
+	echo old > ci/open
+	exec 3<ci/open
+	rm ci/OPEN
+	echo new > ci/Open
+	[ "$(cat <&3)" = old ] || fail "open descriptor lost its file"
+	exec 3<&-
+	[ "$(cat ci/open)" = new ] && [ "$(names "$B/ci" | grep -i '^open$')" = Open ] ||
+		fail "recreated file"
 
-# Directories: stat DIR; rmdir dir; stat DIR fails; mkdir Dir is stored.
-mkdir ci/dir
-stat ci/DIR >/dev/null
-rmdir ci/Dir
-expect ENOENT stat ci/DIR
-mkdir ci/DIR
-names "$B/ci" | grep -qx DIR || fail "recreated directory name"
+	# Directories: stat DIR; rmdir dir; stat DIR fails; mkdir Dir is stored.
+	mkdir ci/dir
+	stat ci/DIR >/dev/null
+	rmdir ci/Dir
+	expect ENOENT stat ci/DIR
+	mkdir ci/DIR
+	names "$B/ci" | grep -qx DIR || fail "recreated directory name"
 
-# Renames seen under every spelling.
-touch ci/alpha
-stat ci/ALPHA >/dev/null
-mv ci/alpha ci/beta
-expect ENOENT stat ci/ALPHA
-expect OK stat ci/BETA
+	# Renames seen under every spelling.
+	touch ci/alpha
+	stat ci/ALPHA >/dev/null
+	mv ci/alpha ci/beta
+	expect ENOENT stat ci/ALPHA
+	expect OK stat ci/BETA
 
-# Behind our back: created, removed and renamed in the backing tree.
-touch ci/warm                         # builds the directory's index
-stat ci/WARM >/dev/null
-touch "$B/ci/Outside"
-expect OK stat ci/OUTSIDE
-rm "$B/ci/Outside"
-expect ENOENT stat ci/OUTSIDE
-mv "$B/ci/warm" "$B/ci/Cold"
-expect ENOENT stat ci/WARM
-expect OK stat ci/COLD
+	# Behind our back: created, removed and renamed in the backing tree.
+	touch ci/warm                         # builds the directory's index
+	stat ci/WARM >/dev/null
+	touch "$B/ci/Outside"
+	expect OK stat ci/OUTSIDE
+	rm "$B/ci/Outside"
+	expect ENOENT stat ci/OUTSIDE
+	mv "$B/ci/warm" "$B/ci/Cold"
+	expect ENOENT stat ci/WARM
+	expect OK stat ci/COLD
 
-# The flag set or cleared directly in the backing tree is seen too.
-mkdir late
-touch late/X
-setfattr -n trusted.casefoldfs.casefold -v 1 "$B/late"
-expect OK stat late/x
-lsattr -d late | grep -q '^[^ ]*F' || fail "flag set behind our back not shown"
-setfattr -x trusted.casefoldfs.casefold "$B/late"
-lsattr -d late | grep -q '^[^ ]*F' && fail "flag cleared behind our back still shown"
-expect ENOENT stat late/x
+	# The flag set or cleared directly in the backing tree is seen too.
+	mkdir late
+	touch late/X
+	setfattr -n trusted.casefoldfs.casefold -v 1 "$B/late"
+	expect OK stat late/x
+	lsattr -d late | grep -q '^[^ ]*F' || fail "flag set behind our back not shown"
+	setfattr -x trusted.casefoldfs.casefold "$B/late"
+	lsattr -d late | grep -q '^[^ ]*F' && fail "flag cleared behind our back still shown"
+	expect ENOENT stat late/x
 
-# Names colliding under folding, made behind our back: exact bytes first,
-# then the smallest stored name in byte order.
-mkdir ci/coll
-echo upper > "$B/ci/coll/NAME"
-echo lower > "$B/ci/coll/name"
-echo mixed > "$B/ci/coll/Name"
-[ "$(cat ci/coll/name)" = lower ] || fail "exact match first"
-[ "$(cat ci/coll/nAME)" = upper ] || fail "collision order (smallest name first)"
-cd /
-cfs_umount
+	# Names colliding under folding, made behind our back: exact bytes first,
+	# then the smallest stored name in byte order.
+	mkdir ci/coll
+	echo upper > "$B/ci/coll/NAME"
+	echo lower > "$B/ci/coll/name"
+	echo mixed > "$B/ci/coll/Name"
+	[ "$(cat ci/coll/name)" = lower ] || fail "exact match first"
+	[ "$(cat ci/coll/nAME)" = upper ] || fail "collision order (smallest name first)"
+
+	# Stored spellings cached, then changed through other spellings.
+	touch ci/gone && stat ci/gone >/dev/null
+	rm ci/GONE
+	expect ENOENT stat ci/gone
+	touch ci/moved && stat ci/moved >/dev/null
+	mv ci/MOVED ci/elsewhere
+	expect ENOENT stat ci/moved
+	touch ci/Case && stat ci/Case >/dev/null
+	expect OK rename ci/Case ci/CASE          # 0, nothing changes; the kernel moves its dentry
+	stat ci/CASE >/dev/null && rm ci/Case
+	expect ENOENT stat ci/CASE
+	echo a > ci/src && echo b > ci/dst && stat ci/dst >/dev/null
+	expect OK rename ci/src ci/DST
+	[ "$(cat ci/dst)" = a ] || fail "cached stored name still shows the replaced file"
+	mkdir ci/d && stat ci/d >/dev/null
+	rmdir ci/D
+	expect ENOENT stat ci/d
+	mkdir ci/D && names "$B/ci" | grep -qx D || fail "mkdir D after rmdir D"
+	# Removed through the stored spelling, recreated in another case: the
+	# stored spelling's dentry must not turn into a lasting negative one.
+	touch ci/S && stat ci/S >/dev/null && rm ci/S && touch ci/s
+	expect OK stat ci/S
+	mkdir ci/E && stat ci/E >/dev/null && rmdir ci/E && mkdir ci/e
+	expect OK stat ci/E
+	mkdir ci/Tree && touch ci/Tree/leaf && stat ci/Tree/leaf >/dev/null
+	mv ci/TREE ci/Grove
+	expect ENOENT stat ci/Tree/leaf
+	expect OK stat ci/Grove/leaf
+	cd /
+	cfs_umount
+}
+
+scenario
+scenario -o noepoch
 echo "cache: ok"
