@@ -22,6 +22,7 @@ const struct cli_verb *const cli_verbs[] = {
 	&cli_verb_ext4,
 	&cli_verb_versions,
 	&cli_verb_audit,
+	&cli_verb_convert,
 	&cli_verb_help,
 	NULL,
 };
