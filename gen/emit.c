@@ -43,6 +43,7 @@ static void emit_header(const struct ucd *u, const struct tables *t, FILE *f)
 	fprintf(f, "#define CF_UCD_VERSION \"%s\"\n", u->version);
 	fprintf(f, "#define CF_NVERSIONS %u /* ages 1..CF_NVERSIONS; 0 = unassigned */\n", u->nversions);
 	fprintf(f, "#define CF_SHIFT1 %u\n#define CF_SHIFT2 %u\n", tr->shift1, tr->shift2);
+	fprintf(f, "#define CF_MAP_MAX %u /* longest mapping, in bytes */\n", t->map_max);
 	fprintf(f, "#define CF_TABLE_BYTES %zu /* trie + classes + pool + versions */\n\n",
 		(size_t)tr->n1 + 2 * ((size_t)tr->n2 + tr->n3) + 3 * (size_t)t->nclasses + t->npool +
 			2 * (size_t)(u->nversions + 1));

@@ -83,14 +83,27 @@ int utf8_put(uint32_t c, uint8_t *p)
 
 static int is_identity(const uint32_t *m, int n, uint32_t c) { return n == 1 && m[0] == c; }
 
+/* A mapping made only of starters can be copied out without reordering. */
+static int all_starters(const struct ucd *u, const uint32_t *m, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (u->cp[m[i]].ccc)
+			return 0;
+	return 1;
+}
+
 /* Append a NUL-terminated UTF-8 string to the pool. */
 static void pool_string(struct tables *t, const uint32_t *m, int n)
 {
+	unsigned start = t->npool;
+
 	for (int i = 0; i < n; i++) {
 		if (t->npool + 5 > POOL_MAX)
 			fatal("mapping pool overflow");
 		t->npool += (unsigned)utf8_put(m[i], t->pool + t->npool);
 	}
+	if (t->npool - start > t->map_max)
+		t->map_max = t->npool - start;
 	t->pool[t->npool++] = 0;
 }
 
@@ -126,6 +139,10 @@ static uint16_t value_of(const struct ucd *u, struct tables *t, uint32_t c)
 	int same = nn == nc && !memcmp(nfd, cf, (size_t)nn * sizeof(*nfd));
 	if (same)
 		flags |= F_CF_IS_NFD;
+	if ((flags & F_NFD) && all_starters(u, nfd, nn))
+		flags |= F_NFD_FLAT;
+	if ((flags & F_CF) && all_starters(u, cf, nc))
+		flags |= F_CF_FLAT;
 	uint16_t v = (uint16_t)(0x8000 | t->npool);
 	if (t->npool + 1 > POOL_MAX)
 		fatal("mapping pool overflow");

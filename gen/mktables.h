@@ -13,6 +13,8 @@
 #define F_NFD 0x04       /* has a canonical decomposition */
 #define F_CF 0x08        /* has a case folding (after decomposition) */
 #define F_CF_IS_NFD 0x10 /* the folding equals the decomposition */
+#define F_NFD_FLAT 0x20  /* the decomposition is all starters (ccc 0) */
+#define F_CF_FLAT 0x40   /* the folding is all starters (ccc 0) */
 
 #define CLASS_MAX 256
 #define POOL_MAX 0x8000
@@ -30,6 +32,7 @@ struct tables {
 	unsigned nclasses;
 	uint8_t pool[POOL_MAX];
 	unsigned npool;
+	unsigned map_max; /* longest mapping string, in bytes */
 	struct trie trie;
 };
 

@@ -23,35 +23,13 @@
 
 #include "cursor.h"
 #include "encoding.h"
+#include "hangul.h"
 #include "tables.h"
 #include "utf8.h"
 
 #define STOPPER 0   /* class of starters; also "not in a run" */
 #define MAXCCC 254  /* highest real combining class */
 #define DECOMPOSE 255
-
-/* Hangul syllable decomposition (Unicode 3.12), into a NUL-terminated buffer. */
-enum { SBASE = 0xAC00, LBASE = 0x1100, VBASE = 0x1161, TBASE = 0x11A7, TCOUNT = 28, NCOUNT = 588 };
-
-static unsigned char *put3(unsigned char *p, uint32_t c)
-{
-	p[0] = (unsigned char)(0xE0 | c >> 12);
-	p[1] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
-	p[2] = (unsigned char)(0x80 | (c & 0x3F));
-	return p + 3;
-}
-
-static void hangul_decompose(uint32_t c, unsigned char *buf)
-{
-	uint32_t si = c - SBASE;
-	unsigned char *p = buf;
-
-	p = put3(p, LBASE + si / NCOUNT);
-	p = put3(p, VBASE + si % NCOUNT / TCOUNT);
-	if (si % TCOUNT)
-		p = put3(p, TBASE + si % TCOUNT);
-	*p = 0;
-}
 
 /* What the cursor needs of one character: its age, and either its combining
  * class or DECOMPOSE with the string it becomes. */
@@ -77,7 +55,7 @@ static int lookup(cf_cursor *cur, const unsigned char *s, size_t len, struct lea
 		lf->ccc = DECOMPOSE;
 		lf->str = empty;
 	} else if (ch.flags & CF_F_HANGUL) {
-		hangul_decompose(c, cur->hangul);
+		*cf_hangul_decompose(c, cur->hangul) = 0;
 		lf->ccc = DECOMPOSE;
 		lf->str = cur->hangul;
 	} else if (cur->form == CF_NFDICF ? (ch.flags & CF_F_CF) : (ch.flags & CF_F_NFD)) {

@@ -43,6 +43,24 @@ static inline void cf_hash_byte(struct cf_hasher *hs, unsigned char b)
 	}
 }
 
+/* Whole words go straight in when the state is word-aligned. */
+static inline void cf_hash_bytes(struct cf_hasher *hs, const unsigned char *p, size_t n)
+{
+	while (n && hs->nword) {
+		cf_hash_byte(hs, *p++);
+		n--;
+	}
+	for (; n >= 8; n -= 8, p += 8) {
+		uint64_t w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+			     (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+			     (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+		hs->h = cf_hash_mix(hs->h ^ w) + 0x9e3779b97f4a7c15ull;
+		hs->total += 8;
+	}
+	while (n--)
+		cf_hash_byte(hs, *p++);
+}
+
 static inline uint64_t cf_hash_final(const struct cf_hasher *hs)
 {
 	return cf_hash_mix(hs->h ^ hs->word ^ (hs->total << 56) ^ hs->total);

@@ -1,5 +1,5 @@
 /* Whole-name operations: validate, normalize, fold, compare, hash, match.
- * Each one streams through the cursor; none allocates. */
+ * Each one streams through stream.c; none allocates. */
 #include <errno.h>
 #include <string.h>
 
@@ -7,6 +7,7 @@
 #include "cursor.h"
 #include "encoding.h"
 #include "hash.h"
+#include "stream.h"
 #include "utf8.h"
 
 int cf_cursor_init(cf_cursor *cur, const cf_encoding *enc, enum cf_form form,
@@ -39,31 +40,44 @@ int cf_validate(const cf_encoding *enc, const char *s, size_t len)
 	return 0;
 }
 
-/* Drain a cursor into dst.  When dst is full, keep reading so that an
- * invalid name is reported as such rather than as too long. */
-static ssize_t drain(cf_cursor *cur, char *dst, size_t dlen)
-{
-	size_t n = 0;
-	int c;
-
-	while ((c = cf_cursor_next(cur)) > 0) {
-		if (n == dlen) {
-			while ((c = cf_cursor_next(cur)) > 0)
-				;
-			return c < 0 ? c : -ENAMETOOLONG;
-		}
-		dst[n++] = (char)c;
-	}
-	return c < 0 ? c : (ssize_t)n;
-}
-
+/* Stream the result into dst.  Pieces are written straight into dst while
+ * a whole piece fits; the tail goes through a small buffer.  When dst is
+ * full, keep reading so that an invalid name is reported as such rather than
+ * as too long. */
 static ssize_t transform(const cf_encoding *enc, enum cf_form form, const char *s,
 			 size_t len, char *dst, size_t dlen)
 {
-	cf_cursor cur;
-	int err = cf_cursor_init(&cur, enc, form, s, len);
+	unsigned char tail[CF_STREAM_MIN];
+	struct cf_stream st;
+	size_t n = 0;
+	ssize_t k;
 
-	return err ? err : drain(&cur, dst, dlen);
+	if (!enc || (!s && len) || (!dst && dlen))
+		return -EINVAL;
+	if (dlen >= len && len) {
+		n = cf_ascii_prefix((const unsigned char *)s, len, (unsigned char *)dst,
+				    form == CF_NFDICF);
+		if (n == len || !s[n])
+			return (ssize_t)n;
+	}
+	if ((k = cf_stream_start(&st, enc, form, s ? s : "", len)))
+		return k;
+	cf_stream_skip(&st, n);
+	while (dlen - n >= CF_STREAM_MIN) {
+		if ((k = cf_stream_fill(&st, (unsigned char *)dst + n, dlen - n)) <= 0)
+			return k < 0 ? k : (ssize_t)n;
+		n += (size_t)k;
+	}
+	while ((k = cf_stream_fill(&st, tail, sizeof(tail))) > 0) {
+		if ((size_t)k > dlen - n) {
+			while ((k = cf_stream_fill(&st, tail, sizeof(tail))) > 0)
+				;
+			return k < 0 ? k : -ENAMETOOLONG;
+		}
+		memcpy(dst + n, tail, (size_t)k);
+		n += (size_t)k;
+	}
+	return k < 0 ? k : (ssize_t)n;
 }
 
 ssize_t cf_normalize(const cf_encoding *enc, const char *s, size_t len, char *dst, size_t dlen)
@@ -99,33 +113,72 @@ static int cursor_accepts(const cf_encoding *enc, const char *s, size_t len)
 	return 1;
 }
 
-/* Compare two cursors byte by byte: 0 equal, 1 different, -EINVAL. */
-static int compare(cf_cursor *a, cf_cursor *b)
-{
-	int ca, cb;
+/* A stream read through a buffer, for comparisons. */
+struct reader {
+	struct cf_stream st;
+	unsigned char buf[64];
+	size_t pos, end;
+};
 
-	do {
-		ca = cf_cursor_next(a);
-		cb = cf_cursor_next(b);
-		if (ca < 0 || cb < 0)
+/* Make bytes available; returns how many, 0 at the end, or -EINVAL. */
+static ssize_t refill(struct reader *r)
+{
+	if (r->pos == r->end) {
+		ssize_t k = cf_stream_fill(&r->st, r->buf, sizeof(r->buf));
+		if (k <= 0)
+			return k;
+		r->pos = 0;
+		r->end = (size_t)k;
+	}
+	return (ssize_t)(r->end - r->pos);
+}
+
+/* Compare two streams a buffer at a time: 0 equal, 1 different, -EINVAL. */
+static int compare(struct reader *a, struct reader *b)
+{
+	for (;;) {
+		ssize_t ka = refill(a), kb = refill(b);
+		if (ka < 0 || kb < 0)
 			return -EINVAL;
-		if (ca != cb)
+		if (!ka || !kb)
+			return ka == kb ? 0 : 1;
+		size_t k = (size_t)(ka < kb ? ka : kb);
+		if (memcmp(a->buf + a->pos, b->buf + b->pos, k))
 			return 1;
-	} while (ca);
-	return 0;
+		a->pos += k;
+		b->pos += k;
+	}
 }
 
 static int cmp_form(const cf_encoding *enc, enum cf_form form, const char *a, size_t alen,
 		    const char *b, size_t blen)
 {
-	cf_cursor ca, cb;
+	struct reader ra, rb;
+	size_t i = 0;
 
 	/* Exact bytes first: equal whenever the cursor would accept them. */
 	if (alen == blen && (a == b || !memcmp(a, b, alen)))
 		return cursor_accepts(enc, a, alen) ? 0 : -EINVAL;
-	if (cf_cursor_init(&ca, enc, form, a, alen) || cf_cursor_init(&cb, enc, form, b, blen))
+	/* Then the common ASCII prefix, whose output is byte for byte. */
+	while (i < alen && i < blen) {
+		size_t m = alen - i < blen - i ? alen - i : blen - i;
+		if (m > sizeof(ra.buf))
+			m = sizeof(ra.buf);
+		size_t na = cf_ascii_prefix((const unsigned char *)a + i, m, ra.buf, form == CF_NFDICF);
+		size_t nb = cf_ascii_prefix((const unsigned char *)b + i, m, rb.buf, form == CF_NFDICF);
+		size_t k = na < nb ? na : nb;
+		if (memcmp(ra.buf, rb.buf, k))
+			return 1;
+		i += k;
+		if (na != m || nb != m)
+			break;
+	}
+	if (cf_stream_start(&ra.st, enc, form, a, alen) || cf_stream_start(&rb.st, enc, form, b, blen))
 		return -EINVAL;
-	return compare(&ca, &cb);
+	cf_stream_skip(&ra.st, i);
+	cf_stream_skip(&rb.st, i);
+	ra.pos = ra.end = rb.pos = rb.end = 0;
+	return compare(&ra, &rb);
 }
 
 int cf_strcmp(const cf_encoding *enc, const char *a, size_t alen, const char *b, size_t blen)
@@ -141,36 +194,53 @@ int cf_strcasecmp(const cf_encoding *enc, const char *a, size_t alen, const char
 int cf_strcasecmp_folded(const cf_encoding *enc, const char *folded, size_t flen,
 			 const char *b, size_t blen)
 {
-	const unsigned char *f = (const unsigned char *)folded;
-	cf_cursor cb;
-	size_t i = 0;
-	int c;
+	unsigned char buf[64];
+	struct cf_stream st;
+	ssize_t k;
 
-	if (cf_cursor_init(&cb, enc, CF_NFDICF, b, blen))
+	if (cf_stream_start(&st, enc, CF_NFDICF, b, blen))
 		return -EINVAL;
-	while ((c = cf_cursor_next(&cb)) > 0) {
-		if (i == flen || f[i] != c)
+	while ((k = cf_stream_fill(&st, buf, sizeof(buf))) > 0) {
+		if ((size_t)k > flen || memcmp(folded, buf, (size_t)k))
 			return 1;
-		i++;
+		folded += k;
+		flen -= (size_t)k;
 	}
-	if (c < 0)
+	if (k < 0)
 		return -EINVAL;
-	return i == flen ? 0 : 1;
+	return flen ? 1 : 0;
 }
 
 int cf_casefold_hash(const cf_encoding *enc, const char *s, size_t len, uint64_t *hash)
 {
+	unsigned char buf[64];
 	struct cf_hasher hs;
-	cf_cursor cur;
-	int c, err;
+	struct cf_stream st;
+	ssize_t k;
 
-	if ((err = cf_cursor_init(&cur, enc, CF_NFDICF, s, len)))
-		return err;
+	size_t i = 0;
+
 	cf_hash_init(&hs);
-	while ((c = cf_cursor_next(&cur)) > 0)
-		cf_hash_byte(&hs, (unsigned char)c);
-	if (c < 0)
-		return c;
+	/* ASCII a buffer at a time while it lasts. */
+	while (i < len) {
+		size_t m = len - i < sizeof(buf) ? len - i : sizeof(buf);
+		size_t n = cf_ascii_prefix((const unsigned char *)s + i, m, buf, 1);
+		cf_hash_bytes(&hs, buf, n);
+		i += n;
+		if (n != m)
+			break;
+	}
+	if (i == len || !s[i]) {
+		*hash = cf_hash_final(&hs);
+		return 0;
+	}
+	if (cf_stream_start(&st, enc, CF_NFDICF, s, len))
+		return -EINVAL;
+	cf_stream_skip(&st, i);
+	while ((k = cf_stream_fill(&st, buf, sizeof(buf))) > 0)
+		cf_hash_bytes(&hs, buf, (size_t)k);
+	if (k < 0)
+		return -EINVAL;
 	*hash = cf_hash_final(&hs);
 	return 0;
 }
@@ -201,8 +271,7 @@ int cf_name_hash(const cf_encoding *enc, const char *s, size_t len, uint64_t *ha
 	if (cf_casefold_hash(enc, s, len, hash) == 0)
 		return 0;
 	cf_hash_init(&hs);
-	for (size_t i = 0; i < len; i++)
-		cf_hash_byte(&hs, (unsigned char)s[i]);
+	cf_hash_bytes(&hs, (const unsigned char *)s, len);
 	*hash = cf_hash_final(&hs);
 	return 0;
 }

@@ -12,6 +12,8 @@
 #define CF_F_NFD 0x04       /* has a canonical decomposition */
 #define CF_F_CF 0x08        /* has a case folding */
 #define CF_F_CF_IS_NFD 0x10 /* the folding equals the decomposition */
+#define CF_F_NFD_FLAT 0x20  /* the decomposition is all starters */
+#define CF_F_CF_FLAT 0x40   /* the folding is all starters */
 
 /* What the tables say about one code point. */
 struct cf_char {

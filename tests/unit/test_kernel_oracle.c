@@ -122,6 +122,10 @@ static size_t random_name(char *s)
 	while (n < want) {
 		uint32_t k = rnd(100), c;
 		if (k < 30) {
+			/* Sometimes a long ASCII run, to cross the 8-byte blocks of
+			 * the fast path at every offset. */
+			for (uint32_t r = rnd(4) ? 0 : rnd(20); r > 0 && n < 200; r--)
+				s[n++] = (char)(0x20 + rnd(0x5F));
 			c = 0x20 + rnd(0x5F);
 		} else if (k < 50) {
 			c = marks[rnd(sizeof(marks) / sizeof(marks[0]))];

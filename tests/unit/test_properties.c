@@ -56,7 +56,10 @@ static size_t random_name(char *s)
 
 	while (n < want) {
 		uint32_t k = rnd(100);
-		if (k < 60)
+		if (k < 10)
+			for (uint32_t r = rnd(16); r > 0 && n < 100; r--)
+				s[n++] = (char)('A' + rnd(58));
+		else if (k < 60)
 			n += (size_t)put_utf8(pool[rnd(sizeof(pool) / sizeof(pool[0]))], s + n);
 		else if (k < 95) {
 			uint32_t c = rnd(0x110000);
