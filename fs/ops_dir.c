@@ -330,6 +330,8 @@ static int do_rename(struct cfs *fs, struct cfs_inode *dir, const char *name,
 		return err;
 	if (!replacing)
 		strcpy(to, newname);
+	else if (flags & RENAME_NOREPLACE)
+		return -EEXIST;
 	else if (same_object(dir, from, ndir, to))
 		goto done;
 	if (renameat2(dir->fd, from, ndir->fd, to, flags) < 0)
