@@ -49,7 +49,7 @@ STATIC := $(O)/libcasefold.a
 SHARED := $(O)/libcasefold.so.$(VERSION)
 PROGS  := $(O)/casefold $(if $(FS_SRC),$(O)/casefoldfs)
 
-.PHONY: all lib tests check regen bench fuzz install uninstall clean
+.PHONY: all lib tests check regen bench fuzz fuzz-targets install uninstall clean
 all: lib $(PROGS)
 lib: $(STATIC) $(SHARED) $(O)/libcasefold.pc
 
@@ -100,14 +100,27 @@ regen: $(O)/mktables
 
 check:
 	$(MAKE) O=build/san SAN=1 all tests
+	$(MAKE) fuzz-targets
 	tests/run build/san
+
+# libFuzzer targets: clang, ASan+UBSan, the library compiled in.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
+build/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRC) $(wildcard lib/*.h lib/tables/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(WARN) $(CPPFLAGS) -Ilib -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=all -o $@ $< $(LIB_SRC) -lext2fs -lcom_err
+fuzz-targets: $(FUZZ_TARGETS)
+fuzz: fuzz-targets
+	tests/fuzz/seeds build/fuzz/corpus
+	for t in $(FUZZ_TARGETS); do \
+	    $$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
+	        build/fuzz/corpus/$$(basename $$t) || exit 1; done
 
 bench:
 	$(MAKE) all
 	bench/run $(O)
-
-fuzz:
-	$(MAKE) -C fuzz
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
