@@ -142,11 +142,15 @@ CF_API int cf_strcasecmp_folded(const cf_encoding *enc, const char *folded,
 
 /*
  * 64-bit hash of nfdicf(s) computed without a buffer: names that compare
- * equal under cf_strcasecmp hash equal.  Returns 0 or -EINVAL.  The hash
- * function is part of the API: it will not change within a major version.
+ * equal under cf_strcasecmp hash equal.  Returns 0 or -EINVAL.  The hash is
+ * SipHash-2-4 of the folded bytes, with the given 128-bit key (the unkeyed
+ * call uses a zero key); it will not change within a major version.  Use a
+ * secret random key where an adversary chooses the names (hash tables).
  */
 CF_API int cf_casefold_hash(const cf_encoding *enc, const char *s, size_t len,
 			    uint64_t *hash);
+CF_API int cf_casefold_hash_keyed(const cf_encoding *enc, const uint64_t key[2],
+				  const char *s, size_t len, uint64_t *hash);
 
 /*
  * The file-name matching rule of a case-insensitive directory (the kernel's
@@ -166,6 +170,8 @@ CF_API int cf_name_match(const cf_encoding *enc, const char *a, size_t alen,
  */
 CF_API int cf_name_hash(const cf_encoding *enc, const char *s, size_t len,
 			uint64_t *hash);
+CF_API int cf_name_hash_keyed(const cf_encoding *enc, const uint64_t key[2],
+			      const char *s, size_t len, uint64_t *hash);
 
 /* ---- Streaming cursor --------------------------------------------------- */
 

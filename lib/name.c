@@ -211,7 +211,16 @@ int cf_strcasecmp_folded(const cf_encoding *enc, const char *folded, size_t flen
 	return flen ? 1 : 0;
 }
 
+/* The key of the unkeyed hashes. */
+static const uint64_t no_key[2];
+
 int cf_casefold_hash(const cf_encoding *enc, const char *s, size_t len, uint64_t *hash)
+{
+	return cf_casefold_hash_keyed(enc, no_key, s, len, hash);
+}
+
+int cf_casefold_hash_keyed(const cf_encoding *enc, const uint64_t key[2], const char *s,
+			   size_t len, uint64_t *hash)
 {
 	unsigned char buf[64];
 	struct cf_hasher hs;
@@ -220,7 +229,7 @@ int cf_casefold_hash(const cf_encoding *enc, const char *s, size_t len, uint64_t
 
 	size_t i = 0;
 
-	cf_hash_init(&hs);
+	cf_hash_init(&hs, key);
 	/* ASCII a buffer at a time while it lasts. */
 	while (i < len) {
 		size_t m = len - i < sizeof(buf) ? len - i : sizeof(buf);
@@ -264,13 +273,19 @@ int cf_name_match(const cf_encoding *enc, const char *a, size_t alen, const char
 
 int cf_name_hash(const cf_encoding *enc, const char *s, size_t len, uint64_t *hash)
 {
+	return cf_name_hash_keyed(enc, no_key, s, len, hash);
+}
+
+int cf_name_hash_keyed(const cf_encoding *enc, const uint64_t key[2], const char *s, size_t len,
+		       uint64_t *hash)
+{
 	struct cf_hasher hs;
 
 	if (strict_reject(enc, s, len))
 		return -EINVAL;
-	if (cf_casefold_hash(enc, s, len, hash) == 0)
+	if (cf_casefold_hash_keyed(enc, key, s, len, hash) == 0)
 		return 0;
-	cf_hash_init(&hs);
+	cf_hash_init(&hs, key);
 	cf_hash_bytes(&hs, (const unsigned char *)s, len);
 	*hash = cf_hash_final(&hs);
 	return 0;

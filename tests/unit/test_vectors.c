@@ -9,6 +9,7 @@
 
 #include "casefold.h"
 #include "check.h"
+#include "hash.h"
 
 struct vector {
 	const char *enc;
@@ -217,8 +218,28 @@ static void compare_and_match(void)
 	CHECK(cf_strerror(-EINVAL)[0] && cf_strerror(-ENAMETOOLONG)[0], "messages");
 }
 
+/* The hash is SipHash-2-4: the reference vector of its paper (key 00..0f,
+ * message 00..0e) fed in pieces of every size. */
+static void siphash(void)
+{
+	const uint64_t key[2] = { 0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull };
+	unsigned char msg[15];
+
+	for (unsigned i = 0; i < sizeof(msg); i++)
+		msg[i] = (unsigned char)i;
+	for (size_t piece = 1; piece <= sizeof(msg); piece++) {
+		struct cf_hasher h;
+		cf_hash_init(&h, key);
+		for (size_t at = 0; at < sizeof(msg); at += piece)
+			cf_hash_bytes(&h, msg + at, at + piece > sizeof(msg) ? sizeof(msg) - at : piece);
+		CHECK(cf_hash_final(&h) == 0xa129ca6149be45e5ull, "SipHash-2-4 vector, pieces of %zu",
+		      piece);
+	}
+}
+
 int main(void)
 {
+	siphash();
 	run_vectors();
 	encodings();
 	buffers();
