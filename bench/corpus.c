@@ -101,17 +101,19 @@ int corpus_read(struct corpus *c, const char *label, const char *path, int ascii
 	return 0;
 }
 
-void corpus_join(struct corpus *c, const char *label, const struct names *w, size_t size)
+void corpus_join(struct corpus *c, const char *label, const struct names *w, size_t size,
+		 size_t n)
 {
+	/* Enough words for n strings, taken evenly from the whole list: every language. */
+	size_t needed = n * size / (w->bytes / w->n + 1) + 1;
+	size_t step = w->n > needed ? w->n / needed : 1, len = 0;
 	char *buf = xcalloc(size, 1);
-	size_t len = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->names.label = label;
-	/* Each string is over half full, and spaces at most double the bytes. */
-	c->names.s = xcalloc(4 * w->bytes / size + 1, sizeof(*c->names.s));
-	c->names.len = xcalloc(4 * w->bytes / size + 1, sizeof(*c->names.len));
-	for (size_t i = 0; i < w->n; i++) {
+	c->names.s = xcalloc(n, sizeof(*c->names.s));
+	c->names.len = xcalloc(n, sizeof(*c->names.len));
+	for (size_t i = 0; c->names.n < n; i = (i + step) % w->n) {
 		if (len + 1 + w->len[i] > size) {
 			add(&c->names, buf, len);
 			len = 0;
@@ -121,7 +123,7 @@ void corpus_join(struct corpus *c, const char *label, const struct names *w, siz
 		memcpy(buf + len, w->s[i], w->len[i]);
 		len += w->len[i];
 	}
-	free(buf); /* the last, partly filled string is left out */
+	free(buf);
 }
 
 static void alloc_pairs(struct pairs *p, const char *label, size_t n, int want_equal)

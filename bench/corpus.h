@@ -20,8 +20,9 @@ struct corpus {
  */
 int corpus_read(struct corpus *c, const char *label, const char *path, int ascii);
 
-/* Strings of at most size bytes made of the words of w joined by spaces. */
-void corpus_join(struct corpus *c, const char *label, const struct names *w, size_t size);
+/* At most n strings of at most size bytes made of the words of w joined by spaces. */
+void corpus_join(struct corpus *c, const char *label, const struct names *w, size_t size,
+		 size_t n);
 
 /* Make c's three pair sets from its names.  0, or -1 with a message on stderr. */
 int corpus_pair(struct corpus *c);

@@ -36,11 +36,11 @@ void report_inputs(const struct corpus *sets, const char *const *paths)
 	printf("\n");
 }
 
-static void header(const char *first)
+static void header(const char *first, const struct corpus *sets)
 {
 	printf("| %s |", first);
 	for (int s = 0; s < NSETS; s++)
-		printf(" %c |", 'A' + s);
+		printf(" %c: %s |", 'A' + s, sets[s].names.label);
 	printf("\n|---|");
 	for (int s = 0; s < NSETS; s++)
 		printf("--:|");
@@ -57,80 +57,112 @@ static void print_cell(const struct cell *c, const struct cell *self, int set)
 		printf(" fails on %zu |", c->v.errors);
 		return;
 	}
-	printf(c->ns < 10 ? " %.1f" : " %.0f", c->ns);
-	if (c != self && self->shown && !self->v.errors) {
-		double r = c->ns / self->ns;
-
-		printf(r < 1 ? " (%.2f×)" : " (%.1f×)", r);
-	}
+	printf(c->t.ns < 10 ? " %.1f" : " %.0f", c->t.ns);
+	if (c != self && c->t.ratio > 0)
+		printf(c->t.ratio < 1 ? " (%.2f×)" : " (%.1f×)", c->t.ratio);
 	if (set == SET_LONG && c->bytes > 0)
-		printf(" · %.2f GB/s", c->bytes / c->ns);
+		printf(" · %.2f GB/s", c->bytes / c->t.ns);
 	printf(" |");
 }
 
 void report_group(const struct group *g, const struct corpus *sets)
 {
-	printf("### %s — ns per %s (×: time over libcasefold's first row; > 1 means libcasefold"
-	       " is faster)\n\n",
+	printf("### %s — median ns per %s (×: median of the time over libcasefold's (first row)"
+	       " in the same round; > 1 means libcasefold is faster)\n\n",
 	       g->title, g->unit);
-	header("implementation");
+	header("implementation", sets);
 	for (size_t i = 0; i < g->k; i++) {
 		printf("| %s |", g->impls[i]->name);
 		for (int s = 0; s < NSETS; s++)
 			print_cell(&g->cell[i][s], &g->cell[0][s], s);
 		printf("\n");
 	}
-	printf("\nA, B, C = %s; %s; %s.\n\n", sets[0].names.label, sets[1].names.label,
-	       sets[2].names.label);
+	printf("\n");
 }
 
-static const char *reference(const struct group *g, const struct impl *im, char *buf, size_t n)
+static void print_verdict(const struct verdict *v)
 {
-	if (im->fold)
-		snprintf(buf, n, "libcasefold %s%s", im->ref_encoding,
-			 im->ref_flags ? " keeping ignorables" : "");
-	else if (im->hash)
-		snprintf(buf, n, "%s", im->ref_hash->name);
-	else
-		snprintf(buf, n, "%s (answer: %s)", g->title,
-			 g->on == ON_DIFFER ? "different" : "equal");
-	return buf;
+	printf(" %zu", v->mismatches);
+	if (v->errors)
+		printf(" + %zu refused", v->errors);
+	if (v->mismatches)
+		printf(" (first: `%s`)", v->example);
+	printf(" |");
 }
 
-void report_checks(const struct group *groups, size_t ng)
+/* Folds and hashes: one row per implementation with a reference. */
+static void check_outputs(const struct group *groups, size_t ng)
 {
-	char ref[160];
-
-	printf("### Same output — items whose output (or answer) differs from the reference,"
-	       " checked before timing\n\n");
 	printf("| implementation | reference | A | B | C |\n|---|---|--:|--:|--:|\n");
 	for (size_t gi = 0; gi < ng; gi++) {
 		const struct group *g = &groups[gi];
 
 		for (size_t i = 0; i < g->k; i++) {
-			if (!g->cell[i][0].v.checked)
-				continue;
-			printf("| %s | %s |", g->impls[i]->name, reference(g, g->impls[i], ref, sizeof(ref)));
-			for (int s = 0; s < NSETS; s++) {
-				const struct verdict *v = &g->cell[i][s].v;
+			const struct impl *im = g->impls[i];
 
-				printf(" %zu", v->mismatches);
-				if (v->errors)
-					printf(" + %zu refused", v->errors);
-				if (v->mismatches)
-					printf(" (first: `%s`)", v->example);
-				printf(" |");
-			}
+			if (g->on != ON_NAMES || !g->cell[i][0].v.checked || im->role == ROLE_BOUND)
+				continue;
+			if (im->fold)
+				printf("| %s | libcasefold %s%s |", im->name, im->ref_encoding,
+				       im->ref_flags ? " keeping ignorables" : "");
+			else
+				printf("| %s | %s |", im->name, im->ref_hash->name);
+			for (int s = 0; s < NSETS; s++)
+				print_verdict(&g->cell[i][s].v);
 			printf("\n");
 		}
 	}
-	printf("\nA bound with mismatches on a set is not timed there (—).\n\n");
+}
+
+/* Compares: one row per implementation, wrong answers on the three kinds of pairs. */
+static void check_answers(const struct group *groups, size_t ng)
+{
+	const struct group *first = NULL;
+
+	for (size_t gi = 0; gi < ng && !first; gi++)
+		first = groups[gi].on != ON_NAMES ? &groups[gi] : NULL;
+	if (!first)
+		return;
+	printf("\n| compare: wrong answers on case variants · identical · unequal pairs | A | B | C |\n"
+	       "|---|--:|--:|--:|\n");
+	for (size_t i = 0; i < first->k; i++) {
+		if (first->impls[i]->role == ROLE_BOUND)
+			continue;
+		printf("| %s |", first->impls[i]->name);
+		for (int s = 0; s < NSETS; s++) {
+			const char *sep = " ";
+
+			for (size_t gi = 0; gi < ng; gi++) {
+				const struct cell *c = groups[gi].on != ON_NAMES
+							       ? group_cell(&groups[gi], first->impls[i], s)
+							       : NULL;
+
+				if (!c)
+					continue;
+				printf("%s%zu", sep, c->v.mismatches);
+				if (c->v.errors)
+					printf("+%zu refused", c->v.errors);
+				sep = " · ";
+			}
+			printf(" |");
+		}
+		printf("\n");
+	}
+}
+
+void report_checks(const struct group *groups, size_t ng)
+{
+	printf("### Same output — items whose output or answer differs from libcasefold's,"
+	       " checked before timing\n\n");
+	check_outputs(groups, ng);
+	check_answers(groups, ng);
+	printf("\nBounds are timed only on the sets where they give the right output (— elsewhere).\n\n");
 }
 
 void report_noise(const struct group *groups, size_t ng)
 {
-	double sum = 0, worst = 0;
-	size_t n = 0;
+	double sum = 0, rsum = 0, worst = 0;
+	size_t n = 0, rn = 0;
 	const char *where = "";
 
 	for (size_t gi = 0; gi < ng; gi++)
@@ -140,14 +172,19 @@ void report_noise(const struct group *groups, size_t ng)
 
 				if (!c->shown || c->v.errors)
 					continue;
-				sum += c->spread;
+				sum += c->t.spread;
 				n++;
-				if (c->spread > worst) {
-					worst = c->spread;
-					where = groups[gi].impls[i]->name;
+				if (i && c->t.ratio > 0) {
+					rsum += c->t.rspread;
+					rn++;
+					if (c->t.rspread > worst) {
+						worst = c->t.rspread;
+						where = groups[gi].impls[i]->name;
+					}
 				}
 			}
-	printf("Noise: interquartile range over median of the %d samples, mean %.1f%%, worst"
-	       " %.1f%% (%s).\n\n",
-	       ROUNDS, n ? 100 * sum / (double)n : 0, 100 * worst, where);
+	printf("Noise (interquartile range over median, %d rounds): times %.1f%% on average;"
+	       " paired ratios %.1f%% on average, worst %.1f%% (%s).\n\n",
+	       ROUNDS, n ? 100 * sum / (double)n : 0, rn ? 100 * rsum / (double)rn : 0,
+	       100 * worst, where);
 }

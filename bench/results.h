@@ -13,7 +13,7 @@ enum on { ON_NAMES, ON_VARIANT, ON_SAME, ON_DIFFER };
 
 struct cell {
 	int shown;            /* 0: a bound that does not apply to this set, or nothing to measure */
-	double ns, spread;    /* median per item, interquartile range / median */
+	struct timing t;
 	double bytes;         /* input bytes per item, for GB/s */
 	struct verdict v;
 };

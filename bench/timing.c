@@ -3,18 +3,23 @@
 
 #include "timing.h"
 
-#define PASS_NS 20e6 /* long enough per sample to swamp clock and cache-warming effects */
+/* Long enough to swamp the clock's cost, short enough that a burst of load spoils few samples. */
+#define PASS_NS 6e6
 
 size_t input_items(const struct input *in)
 {
 	return in->names ? in->names->n : in->pairs->n;
 }
 
+/*
+ * The thread's CPU time, not the wall clock: on a shared two-core machine the
+ * time spent preempted by other work would otherwise dominate the noise.
+ */
 static double now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
@@ -48,43 +53,57 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sorts v; its median, and its interquartile range over the median in *spread. */
+static double median(double *v, double *spread)
+{
+	double m;
+
+	qsort(v, ROUNDS, sizeof(double), by_value);
+	m = v[ROUNDS / 2];
+	*spread = (v[3 * ROUNDS / 4] - v[ROUNDS / 4]) / m;
+	return m;
+}
+
 void time_interleaved(const struct impl *const *impls, size_t k, const int *skip,
-		      const struct input *in, double *ns, double *spread)
+		      const struct input *in, struct timing *t)
 {
 	static volatile uint64_t sink;
-	double samples[k][ROUNDS];
+	double samples[k][ROUNDS], ratios[ROUNDS];
 	size_t reps[k], items = input_items(in);
 
 	/* Warm up each implementation once and size its passes from that. */
 	for (size_t i = 0; i < k; i++) {
-		double t;
+		double t0;
 
 		if (skip[i])
 			continue;
-		t = now_ns();
+		t0 = now_ns();
 		sink += pass(impls[i], in, 1);
-		t = now_ns() - t;
-		reps[i] = t >= PASS_NS ? 1 : (size_t)(PASS_NS / (t > 1 ? t : 1)) + 1;
+		t0 = now_ns() - t0;
+		reps[i] = t0 >= PASS_NS ? 1 : (size_t)(PASS_NS / (t0 > 1 ? t0 : 1)) + 1;
 	}
 	for (size_t r = 0; r < ROUNDS; r++) {
 		for (size_t j = 0; j < k; j++) {
 			size_t i = (j + r) % k;
-			double t;
+			double t0;
 
 			if (skip[i])
 				continue;
-			t = now_ns();
+			t0 = now_ns();
 			sink += pass(impls[i], in, reps[i]);
-			samples[i][r] = (now_ns() - t) / (double)(reps[i] * items);
+			samples[i][r] = (now_ns() - t0) / (double)(reps[i] * items);
 		}
 	}
+	/* Ratios first: sorting the samples for their medians loses the pairing. */
 	for (size_t i = 0; i < k; i++) {
-		if (skip[i]) {
-			ns[i] = spread[i] = -1;
+		t[i].ns = t[i].spread = t[i].ratio = t[i].rspread = -1;
+		if (skip[i] || skip[0])
 			continue;
-		}
-		qsort(samples[i], ROUNDS, sizeof(double), by_value);
-		ns[i] = samples[i][ROUNDS / 2];
-		spread[i] = (samples[i][3 * ROUNDS / 4] - samples[i][ROUNDS / 4]) / ns[i];
+		for (size_t r = 0; r < ROUNDS; r++)
+			ratios[r] = samples[i][r] / samples[0][r];
+		t[i].ratio = median(ratios, &t[i].rspread);
 	}
+	for (size_t i = 0; i < k; i++)
+		if (!skip[i])
+			t[i].ns = median(samples[i], &t[i].spread);
 }
