@@ -45,12 +45,12 @@ static void emit_header(const struct ucd *u, const struct tables *t, FILE *f)
 	fprintf(f, "#define CF_SHIFT1 %u\n#define CF_SHIFT2 %u\n", tr->shift1, tr->shift2);
 	fprintf(f, "#define CF_MAP_MAX %u /* longest mapping, in bytes */\n", t->map_max);
 	fprintf(f, "#define CF_TABLE_BYTES %zu /* trie + classes + pool + versions */\n\n",
-		(size_t)tr->n1 + 2 * ((size_t)tr->n2 + tr->n3) + 3 * (size_t)t->nclasses + t->npool +
+		(size_t)tr->n1 + 2 * ((size_t)tr->n2 + tr->n3) + 4 * (size_t)t->nclasses + t->npool +
 			2 * (size_t)(u->nversions + 1));
 	fprintf(f, "extern const uint8_t cf_trie1[%u];\n", tr->n1);
 	fprintf(f, "extern const uint16_t cf_trie2[%u];\n", tr->n2);
 	fprintf(f, "extern const uint16_t cf_trie3[%u];\n", tr->n3);
-	fprintf(f, "extern const uint8_t cf_classes[%u][3];\n", t->nclasses);
+	fprintf(f, "extern const uint8_t cf_classes[%u][4];\n", t->nclasses);
 	fprintf(f, "extern const uint8_t cf_pool[%u];\n", t->npool);
 	fprintf(f, "extern const uint8_t cf_ages[%u][2];\n", u->nversions + 1);
 	fprintf(f, "extern const char *const cf_utf8_names[%u];\n", u->nversions + 1);
@@ -79,11 +79,11 @@ static void emit_source(const struct ucd *u, const struct tables *t, FILE *f)
 	fprintf(f, "\n};\n");
 	array16(f, "cf_trie2", tr->l2, tr->n2);
 	array16(f, "cf_trie3", tr->l3, tr->n3);
-	fprintf(f, "\n/* {age, ccc, flags} of every character, indexed by trie values < 0x8000\n * and by the first byte of a pool entry. */\n");
-	fprintf(f, "const uint8_t cf_classes[%u][3] = {", t->nclasses);
+	fprintf(f, "\n/* {age, ccc, flags, flags2} of every character, indexed by trie values < 0x8000\n * and by the first byte of a pool entry. */\n");
+	fprintf(f, "const uint8_t cf_classes[%u][4] = {", t->nclasses);
 	for (unsigned i = 0; i < t->nclasses; i++)
-		fprintf(f, "%s{%u, %u, %u},", i % 6 ? " " : "\n\t", t->classes[i][0],
-			t->classes[i][1], t->classes[i][2]);
+		fprintf(f, "%s{%u, %u, %u, %u},", i % 5 ? " " : "\n\t", t->classes[i][0],
+			t->classes[i][1], t->classes[i][2], t->classes[i][3]);
 	fprintf(f, "\n};\n");
 	fprintf(f, "\n/* {class, nfd..., 0, [cf..., 0]} of characters with a mapping. */\n");
 	fprintf(f, "const uint8_t cf_pool[%u] = {", t->npool);
@@ -102,6 +102,6 @@ void emit(const struct ucd *u, const struct tables *t, const char *outdir)
 	if (fclose(h) || fclose(c))
 		fatal("write error in %s", outdir);
 	fprintf(stderr, "mktables: Unicode %s, %u versions, %u bytes of tables\n", u->version,
-		u->nversions, (unsigned)(t->trie.n1 + 2 * (t->trie.n2 + t->trie.n3) + 3 * t->nclasses +
+		u->nversions, (unsigned)(t->trie.n1 + 2 * (t->trie.n2 + t->trie.n3) + 4 * t->nclasses +
 					 t->npool + 2 * (u->nversions + 1)));
 }

@@ -108,17 +108,35 @@ static void pool_string(struct tables *t, const uint32_t *m, int n)
 }
 
 /* Index of the {age, ccc, flags} class, created on first use. */
-static unsigned class_of(struct tables *t, uint8_t age, uint8_t ccc, uint8_t flags)
+static unsigned class_of(struct tables *t, uint8_t age, uint8_t ccc, uint8_t flags, uint8_t flags2)
 {
+	const uint8_t want[4] = { age, ccc, flags, flags2 };
+
 	for (unsigned i = 0; i < t->nclasses; i++)
-		if (t->classes[i][0] == age && t->classes[i][1] == ccc && t->classes[i][2] == flags)
+		if (!memcmp(t->classes[i], want, 4))
 			return i;
 	if (t->nclasses == CLASS_MAX)
 		fatal("more than %d character classes", CLASS_MAX);
-	t->classes[t->nclasses][0] = age;
-	t->classes[t->nclasses][1] = ccc;
-	t->classes[t->nclasses][2] = flags;
+	memcpy(t->classes[t->nclasses], want, 4);
 	return t->nclasses++;
+}
+
+/* Starters, then non-starters in non-decreasing class order, none assigned
+ * after c itself: the kernel would emit such a mapping unchanged when the
+ * name goes on with a starter. */
+static int ordered_tail(const struct ucd *u, uint32_t c, const uint32_t *m, int n)
+{
+	int i = 0;
+
+	while (i < n && !u->cp[m[i]].ccc)
+		i++;
+	for (int j = i + 1; j < n; j++)
+		if (!u->cp[m[j]].ccc || u->cp[m[j]].ccc < u->cp[m[j - 1]].ccc)
+			return 0;
+	for (int j = 0; j < n; j++)
+		if (u->cp[m[j]].age > u->cp[c].age)
+			return 0;
+	return 1;
 }
 
 /* The 16-bit value of one code point, creating its class or pool entry. */
@@ -134,7 +152,7 @@ static uint16_t value_of(const struct ucd *u, struct tables *t, uint32_t c)
 	if (!is_identity(cf, nc, c))
 		flags |= F_CF;
 	if (!(flags & (F_NFD | F_CF)))
-		return (uint16_t)class_of(t, ch->age, ch->ccc, flags);
+		return (uint16_t)class_of(t, ch->age, ch->ccc, flags, 0);
 
 	int same = nn == nc && !memcmp(nfd, cf, (size_t)nn * sizeof(*nfd));
 	if (same)
@@ -143,10 +161,19 @@ static uint16_t value_of(const struct ucd *u, struct tables *t, uint32_t c)
 		flags |= F_NFD_FLAT;
 	if ((flags & F_CF) && all_starters(u, cf, nc))
 		flags |= F_CF_FLAT;
+	uint8_t flags2 = 0;
+	if ((flags & F_NFD) && ordered_tail(u, c, nfd, nn))
+		flags2 |= F2_NFD_TAIL;
+	if ((flags & F_CF) && ordered_tail(u, c, cf, nc))
+		flags2 |= F2_CF_TAIL;
+	if ((flags & F_NFD) && nn && !u->cp[nfd[0]].ccc)
+		flags2 |= F2_NFD_LEAD;
+	if ((flags & F_CF) && nc && !u->cp[cf[0]].ccc)
+		flags2 |= F2_CF_LEAD;
 	uint16_t v = (uint16_t)(0x8000 | t->npool);
 	if (t->npool + 1 > POOL_MAX)
 		fatal("mapping pool overflow");
-	t->pool[t->npool++] = (uint8_t)class_of(t, ch->age, ch->ccc, flags);
+	t->pool[t->npool++] = (uint8_t)class_of(t, ch->age, ch->ccc, flags, flags2);
 	pool_string(t, nfd, (flags & F_NFD) ? nn : 0);
 	if (!same)
 		pool_string(t, cf, (flags & F_CF) ? nc : 0);

@@ -16,6 +16,12 @@
 #define F_NFD_FLAT 0x20  /* the decomposition is all starters (ccc 0) */
 #define F_CF_FLAT 0x40   /* the folding is all starters (ccc 0) */
 
+/* Second flags byte: what lets the library skip canonical reordering. */
+#define F2_NFD_TAIL 0x01 /* decomposition: starters, then marks in order, none newer */
+#define F2_CF_TAIL 0x02  /* the same for the folding */
+#define F2_NFD_LEAD 0x04 /* decomposition begins with a starter */
+#define F2_CF_LEAD 0x08  /* folding begins with a starter */
+
 #define CLASS_MAX 256
 #define POOL_MAX 0x8000
 
@@ -28,7 +34,7 @@ struct trie {
 };
 
 struct tables {
-	uint8_t classes[CLASS_MAX][3]; /* age, ccc, flags */
+	uint8_t classes[CLASS_MAX][4]; /* age, ccc, flags, flags2 */
 	unsigned nclasses;
 	uint8_t pool[POOL_MAX];
 	unsigned npool;

@@ -108,10 +108,85 @@ void cf_stream_skip(struct cf_stream *st, size_t n)
 	st->cur.len -= n;
 }
 
+/* What the character at s does to a run of combining marks before it. */
+enum next_kind {
+	ENDS_RUN,  /* a starter, or the end of the name: the run is complete */
+	EXTENDS,   /* an unmapped non-starter, of class *ccc and *k bytes */
+	NEEDS_CURSOR, /* anything else: let the kernel's algorithm decide */
+};
+
+static enum next_kind classify(const cf_cursor *cur, const unsigned char *s, size_t len, int *ccc,
+			       size_t *k)
+{
+	uint32_t c;
+
+	if (!len || *s < 0x80)
+		return ENDS_RUN; /* the end, a NUL or an ASCII starter */
+	if (!(*k = cf_utf8_decode(s, len, &c)))
+		return NEEDS_CURSOR; /* a stray continuation byte, or invalid */
+	struct cf_char ch = cf_char_lookup(c);
+	if (ch.age > cur->age || (ch.flags & (CF_F_HANGUL | (cur->keep ? 0 : CF_F_IGNORABLE))))
+		return ENDS_RUN;
+	if (cur->form == CF_NFDICF ? (ch.flags & CF_F_CF) : (ch.flags & CF_F_NFD))
+		return (ch.flags2 & (cur->form == CF_NFDICF ? CF_F2_CF_LEAD : CF_F2_NFD_LEAD))
+			       ? ENDS_RUN : NEEDS_CURSOR;
+	*ccc = ch.ccc;
+	return ch.ccc ? EXTENDS : ENDS_RUN;
+}
+
+/* Class of the last character of a NUL-terminated mapping. */
+static int last_class(const unsigned char *map)
+{
+	const unsigned char *last = map;
+	uint32_t c = 0;
+
+	for (const unsigned char *p = map; *p; p++)
+		if ((*p & 0xC0) != 0x80)
+			last = p;
+	cf_utf8_decode(last, 4, &c);
+	return cf_char_lookup(c).ccc;
+}
+
+/*
+ * A run of combining marks that is already in canonical order: the
+ * character at s (k bytes) becomes piece (its mapping, or itself when
+ * piece == s), whose last class is last (or -1: look it up when needed);
+ * unmapped marks in non-decreasing class order may follow.  If a starter
+ * ends the run, the kernel's reordering changes nothing: write it all to out
+ * (room bytes) and return the bytes of the name used; else return 0.
+ */
+static size_t ordered_run(const cf_cursor *cur, const unsigned char *s, size_t len, size_t k,
+			  const unsigned char *piece, size_t plen, int last, unsigned char *out,
+			  size_t room)
+{
+	size_t t = k;
+
+	for (;;) {
+		int ccc;
+		size_t kk;
+		enum next_kind next = classify(cur, s + t, len - t, &ccc, &kk);
+		if (next == NEEDS_CURSOR)
+			return 0;
+		if (next == ENDS_RUN)
+			break;
+		if (last < 0)
+			last = last_class(piece);
+		if (ccc < last || plen + (t - k) + kk > room)
+			return 0;
+		last = ccc;
+		t += kk;
+	}
+	memcpy(out, piece, plen);
+	memcpy(out + plen, s + k, t - k);
+	return t;
+}
+
 ssize_t cf_stream_fill(struct cf_stream *st, unsigned char *buf, size_t cap)
 {
 	cf_cursor *cur = &st->cur;
 	const int fold = cur->form == CF_NFDICF, keep = cur->keep, age = cur->age;
+	const uint8_t has_map = fold ? CF_F_CF : CF_F_NFD, flat = fold ? CF_F_CF_FLAT : CF_F_NFD_FLAT;
+	const uint8_t tail = fold ? CF_F2_CF_TAIL : CF_F2_NFD_TAIL;
 	/* Local copies: stores into buf could otherwise alias the cursor. */
 	const unsigned char *s = cur->s;
 	size_t len = cur->len, n = 0;
@@ -145,41 +220,47 @@ ssize_t cf_stream_fill(struct cf_stream *st, unsigned char *buf, size_t cap)
 		}
 
 		uint32_t c;
-		size_t k = cf_utf8_decode(s, len, &c);
+		size_t k = cf_utf8_decode(s, len, &c), used = 0;
 		if (!k)
 			return -EINVAL;
 		struct cf_char ch = cf_char_lookup(c);
-		const unsigned char *map = NULL;
+		const unsigned char *map = fold ? ch.cf : ch.nfd;
 		if (ch.age > age) {
 			/* Too new for this version: unchanged. */
+			memcpy(buf + n, s, k);
+			n += k;
+			used = k;
 		} else if ((ch.flags & CF_F_IGNORABLE) && !keep) {
-			s += k;
-			len -= k;
-			continue;
+			used = k;
 		} else if (ch.flags & CF_F_HANGUL) {
 			n = (size_t)(cf_hangul_decompose(c, buf + n) - buf);
-			s += k;
-			len -= k;
-			continue;
-		} else if (fold ? (ch.flags & CF_F_CF) : (ch.flags & CF_F_NFD)) {
-			if (!(ch.flags & (fold ? CF_F_CF_FLAT : CF_F_NFD_FLAT))) {
-				st->slow = 1;
-				continue;
-			}
-			map = fold ? ch.cf : ch.nfd;
-		} else if (ch.ccc) {
+			used = k;
+		} else if ((ch.flags & has_map) && (ch.flags & flat)) {
+			while (*map)
+				buf[n++] = *map++;
+			used = k;
+		} else if (ch.flags & has_map) {
+			size_t plen = strlen((const char *)map);
+			if (ch.flags2 & tail)
+				used = ordered_run(cur, s, len, k, map, plen, -1, buf + n, cap - n);
+			if (used)
+				n += plen + (used - k);
+		} else if (ch.ccc == 0) {
+			memcpy(buf + n, s, k);
+			n += k;
+			used = k;
+		} else {
+			used = ordered_run(cur, s, len, k, s, k, ch.ccc, buf + n, cap - n);
+			if (used)
+				n += used;
+		}
+		if (!used) {
+			/* Reordering may be needed: the kernel's algorithm. */
 			st->slow = 1;
 			continue;
 		}
-		if (map) {
-			while (*map)
-				buf[n++] = *map++;
-		} else {
-			memcpy(buf + n, s, k);
-			n += k;
-		}
-		s += k;
-		len -= k;
+		s += used;
+		len -= used;
 	}
 	cur->s = s;
 	cur->len = len;

@@ -15,11 +15,18 @@
 #define CF_F_NFD_FLAT 0x20  /* the decomposition is all starters */
 #define CF_F_CF_FLAT 0x40   /* the folding is all starters */
 
+/* Second flags byte (gen/mktables.h). */
+#define CF_F2_NFD_TAIL 0x01 /* decomposition: starters, then marks in order, none newer */
+#define CF_F2_CF_TAIL 0x02  /* the same for the folding */
+#define CF_F2_NFD_LEAD 0x04 /* decomposition begins with a starter */
+#define CF_F2_CF_LEAD 0x08  /* folding begins with a starter */
+
 /* What the tables say about one code point. */
 struct cf_char {
 	uint8_t age;   /* version index; 0 = unassigned */
 	uint8_t ccc;   /* canonical combining class */
 	uint8_t flags; /* CF_F_* */
+	uint8_t flags2; /* CF_F2_* */
 	const unsigned char *nfd; /* NUL-terminated mapping when CF_F_NFD */
 	const unsigned char *cf;  /* NUL-terminated mapping when CF_F_CF */
 };
@@ -47,6 +54,7 @@ static inline struct cf_char cf_char_lookup(uint32_t c)
 	ch.age = cls[0];
 	ch.ccc = cls[1];
 	ch.flags = cls[2];
+	ch.flags2 = cls[3];
 	return ch;
 }
 

@@ -18,12 +18,12 @@
 #define CF_SHIFT1 8
 #define CF_SHIFT2 3
 #define CF_MAP_MAX 12 /* longest mapping, in bytes */
-#define CF_TABLE_BYTES 60765 /* trie + classes + pool + versions */
+#define CF_TABLE_BYTES 61033 /* trie + classes + pool + versions */
 
 extern const uint8_t cf_trie1[4352];
 extern const uint16_t cf_trie2[6112];
 extern const uint16_t cf_trie3[11096];
-extern const uint8_t cf_classes[244][3];
+extern const uint8_t cf_classes[250][4];
 extern const uint8_t cf_pool[21207];
 extern const uint8_t cf_ages[29][2];
 extern const char *const cf_utf8_names[29];
