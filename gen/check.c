@@ -38,11 +38,21 @@ struct packed {
 	const uint8_t *nfd, *cf; /* NUL-terminated UTF-8, or NULL for identity */
 };
 
+static struct packed unpack_value(const struct tables *t, uint16_t v);
+
 static struct packed unpack(const struct tables *t, uint32_t c)
 {
 	const struct trie *tr = &t->trie;
+
+	if (c >= GAP_FIRST && c < GAP_END)
+		return unpack_value(t, gap_nonchar(c) ? t->gap_nonchar_value : t->gap_value);
+	c = trie_index(c);
 	unsigned mid = ((unsigned)tr->l1[c >> tr->shift1] << (tr->shift1 - tr->shift2)) + ((c >> tr->shift2) & ((1u << (tr->shift1 - tr->shift2)) - 1));
-	uint16_t v = tr->l3[tr->l2[mid] + (c & ((1u << tr->shift2) - 1))];
+	return unpack_value(t, tr->l3[tr->l2[mid] + (c & ((1u << tr->shift2) - 1))]);
+}
+
+static struct packed unpack_value(const struct tables *t, uint16_t v)
+{
 	struct packed p = { 0 };
 
 	if (v < 0x8000) {

@@ -44,11 +44,16 @@ static void emit_header(const struct ucd *u, const struct tables *t, FILE *f)
 	fprintf(f, "#define CF_NVERSIONS %u /* ages 1..CF_NVERSIONS; 0 = unassigned */\n", u->nversions);
 	fprintf(f, "#define CF_SHIFT1 %u\n#define CF_SHIFT2 %u\n", tr->shift1, tr->shift2);
 	fprintf(f, "#define CF_MAP_MAX %u /* longest mapping, in bytes */\n", t->map_max);
+	fprintf(f, "#define CF_GAP_FIRST 0x%X /* planes without characters: */\n", GAP_FIRST);
+	fprintf(f, "#define CF_GAP_END 0x%X   /* CF_GAP_VALUE, or for U+xFFFE/F */\n", GAP_END);
+	fprintf(f, "#define CF_GAP_VALUE 0x%04X /* CF_GAP_NONCHAR_VALUE */\n", t->gap_value);
+	fprintf(f, "#define CF_GAP_NONCHAR_VALUE 0x%04X\n", t->gap_nonchar_value);
 	fprintf(f, "#define CF_TABLE_BYTES %zu /* trie + classes + pool + versions */\n\n",
-		(size_t)tr->n1 + 2 * ((size_t)tr->n2 + tr->n3) + 4 * (size_t)t->nclasses + t->npool +
+		(size_t)tr->n1 + 2 * ((size_t)tr->n2 + tr->n3 + DIRECT2_COUNT) + 4 * (size_t)t->nclasses + t->npool +
 			2 * (size_t)(u->nversions + 1));
 	fprintf(f, "extern const uint8_t cf_trie1[%u];\n", tr->n1);
 	fprintf(f, "extern const uint16_t cf_trie2[%u];\n", tr->n2);
+	fprintf(f, "extern const uint16_t cf_direct2[%u]; /* U+0080..U+07FF */\n", DIRECT2_COUNT);
 	fprintf(f, "extern const uint16_t cf_trie3[%u];\n", tr->n3);
 	fprintf(f, "extern const uint8_t cf_classes[%u][4];\n", t->nclasses);
 	fprintf(f, "extern const uint8_t cf_pool[%u];\n", t->npool);
@@ -78,6 +83,7 @@ static void emit_source(const struct ucd *u, const struct tables *t, FILE *f)
 		fprintf(f, "%s\"utf8-%u.%u.0\",", i % 5 ? " " : "\n\t", u->vmajor[i], u->vminor[i]);
 	fprintf(f, "\n};\n");
 	array16(f, "cf_trie2", tr->l2, tr->n2);
+	array16(f, "cf_direct2", t->direct2, DIRECT2_COUNT);
 	array16(f, "cf_trie3", tr->l3, tr->n3);
 	fprintf(f, "\n/* {age, ccc, flags, flags2} of every character, indexed by trie values < 0x8000\n * and by the first byte of a pool entry. */\n");
 	fprintf(f, "const uint8_t cf_classes[%u][4] = {", t->nclasses);
@@ -102,6 +108,6 @@ void emit(const struct ucd *u, const struct tables *t, const char *outdir)
 	if (fclose(h) || fclose(c))
 		fatal("write error in %s", outdir);
 	fprintf(stderr, "mktables: Unicode %s, %u versions, %u bytes of tables\n", u->version,
-		u->nversions, (unsigned)(t->trie.n1 + 2 * (t->trie.n2 + t->trie.n3) + 4 * t->nclasses +
+		u->nversions, (unsigned)(t->trie.n1 + 2 * (t->trie.n2 + t->trie.n3 + DIRECT2_COUNT) + 4 * t->nclasses +
 					 t->npool + 2 * (u->nversions + 1)));
 }

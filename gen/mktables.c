@@ -226,7 +226,7 @@ static size_t pack(const uint16_t *values, struct trie *tr, unsigned s1, unsigne
 	memset(&d3, 0, sizeof(d3));
 	d2.arr = tr->l2, d2.len = &tr->n2;
 	d3.arr = tr->l3, d3.len = &tr->n3;
-	for (uint32_t hi = 0; hi < NCODEPOINTS; hi += 1u << s1) {
+	for (uint32_t hi = 0; hi < TRIE_SPAN; hi += 1u << s1) {
 		uint16_t l2[1u << 12];
 		for (unsigned j = 0; j < n2; j++) {
 			unsigned at = intern(&d3, values + hi + (j << s2), n3);
@@ -252,8 +252,18 @@ static void build(const struct ucd *u, struct tables *t)
 
 	if (!values)
 		fatal("out of memory");
-	for (uint32_t c = 0; c < NCODEPOINTS; c++)
-		values[c] = value_of(u, t, c);
+	t->gap_value = value_of(u, t, GAP_FIRST);
+	t->gap_nonchar_value = value_of(u, t, GAP_FIRST | 0xFFFE);
+	for (uint32_t c = 0; c < NCODEPOINTS; c++) {
+		uint16_t v = value_of(u, t, c);
+		if (c >= GAP_FIRST && c < GAP_END) {
+			if (v != (gap_nonchar(c) ? t->gap_nonchar_value : t->gap_value))
+				fatal("U+%04X is assigned: planes 4..13 are no longer empty", c);
+			continue;
+		}
+		values[trie_index(c)] = v;
+	}
+	memcpy(t->direct2, values + DIRECT2_FIRST, sizeof(t->direct2));
 	/* Choose the shifts giving the smallest trie: deterministic. */
 	for (unsigned s1 = 8; s1 <= 16; s1++)
 		for (unsigned s2 = 3; s2 < s1 && s1 - s2 <= 12; s2++) {

@@ -33,7 +33,30 @@ struct trie {
 	uint16_t l3[NCODEPOINTS];
 };
 
+/* Values of U+0080..U+07FF, the two-byte characters, without the trie. */
+#define DIRECT2_FIRST 0x80
+#define DIRECT2_COUNT (0x800 - 0x80)
+
+/* Planes 4..13 hold no character, only the two noncharacters that end each
+ * plane: the trie skips them (two values for all), and indexes planes 14..16
+ * right after plane 3. */
+#define GAP_FIRST 0x40000
+#define GAP_END 0xE0000
+#define TRIE_SPAN (NCODEPOINTS - (GAP_END - GAP_FIRST))
+
+static inline int gap_nonchar(uint32_t c)
+{
+	return (c & 0xFFFE) == 0xFFFE;
+}
+
+static inline uint32_t trie_index(uint32_t c)
+{
+	return c < GAP_FIRST ? c : c - (GAP_END - GAP_FIRST);
+}
+
 struct tables {
+	uint16_t gap_value, gap_nonchar_value;
+	uint16_t direct2[DIRECT2_COUNT];
 	uint8_t classes[CLASS_MAX][4]; /* age, ccc, flags, flags2 */
 	unsigned nclasses;
 	uint8_t pool[POOL_MAX];

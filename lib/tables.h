@@ -31,11 +31,24 @@ struct cf_char {
 	const unsigned char *cf;  /* NUL-terminated mapping when CF_F_CF */
 };
 
-static inline struct cf_char cf_char_lookup(uint32_t c)
+static inline unsigned cf_value(uint32_t c)
 {
+	/* Two-byte characters (Latin, Greek, Cyrillic, ...) skip the trie. */
+	if (c - 0x80 < 0x800 - 0x80)
+		return cf_direct2[c - 0x80];
+	if (c >= CF_GAP_FIRST) {
+		if (c < CF_GAP_END)
+			return (c & 0xFFFE) == 0xFFFE ? CF_GAP_NONCHAR_VALUE : CF_GAP_VALUE;
+		c -= CF_GAP_END - CF_GAP_FIRST;
+	}
 	unsigned mid = ((unsigned)cf_trie1[c >> CF_SHIFT1] << (CF_SHIFT1 - CF_SHIFT2)) +
 		       ((c >> CF_SHIFT2) & ((1u << (CF_SHIFT1 - CF_SHIFT2)) - 1));
-	unsigned v = cf_trie3[cf_trie2[mid] + (c & ((1u << CF_SHIFT2) - 1))];
+	return cf_trie3[cf_trie2[mid] + (c & ((1u << CF_SHIFT2) - 1))];
+}
+
+static inline struct cf_char cf_char_lookup(uint32_t c)
+{
+	unsigned v = cf_value(c);
 	struct cf_char ch;
 	const uint8_t *cls;
 

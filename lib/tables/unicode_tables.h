@@ -18,10 +18,15 @@
 #define CF_SHIFT1 8
 #define CF_SHIFT2 3
 #define CF_MAP_MAX 12 /* longest mapping, in bytes */
-#define CF_TABLE_BYTES 61033 /* trie + classes + pool + versions */
+#define CF_GAP_FIRST 0x40000 /* planes without characters: */
+#define CF_GAP_END 0xE0000   /* CF_GAP_VALUE, or for U+xFFFE/F */
+#define CF_GAP_VALUE 0x0000 /* CF_GAP_NONCHAR_VALUE */
+#define CF_GAP_NONCHAR_VALUE 0x0001
+#define CF_TABLE_BYTES 62313 /* trie + classes + pool + versions */
 
-extern const uint8_t cf_trie1[4352];
+extern const uint8_t cf_trie1[1792];
 extern const uint16_t cf_trie2[6112];
+extern const uint16_t cf_direct2[1920]; /* U+0080..U+07FF */
 extern const uint16_t cf_trie3[11096];
 extern const uint8_t cf_classes[250][4];
 extern const uint8_t cf_pool[21207];
