@@ -7,15 +7,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "casefoldfs.h"
+#include "usage.h"
 
 struct cli {
 	const char *backing;
@@ -38,22 +41,6 @@ static const struct fuse_opt cli_spec[] = {
 	{ "noepoch", offsetof(struct cli, noepoch), 1 },
 	FUSE_OPT_END
 };
-
-static void usage(const char *prog)
-{
-	printf("usage: %s [-f] [-d] [-o OPTIONS] BACKING MOUNTPOINT\n\n"
-	       "casefoldfs options:\n"
-	       "    -o casefold=ENCODING   encoding of a new backing tree: utf8-12.1.0\n"
-	       "                           (default), utf8-X.Y.Z, ascii, or none\n"
-	       "    -o strict_encoding     reject invalid names in casefolded directories\n"
-	       "    -o keep_ignorables     Default_Ignorable code points are significant\n"
-	       "    -o normalize_all       plain directories ignore canonical equivalence\n"
-	       "    -o noepoch             no dentry caching in casefolded directories, even\n"
-	       "                           where the kernel could expire it (Linux 6.16+)\n"
-	       "\nA tree keeps the encoding and flags of its first mount (file .casefoldfs).\n"
-	       "Set or clear case-insensitivity of an empty directory with chattr +F / -F.\n\n",
-	       prog);
-}
 
 /* The first non-option is BACKING; the second stays for fuse_parse_cmdline. */
 static int cli_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -140,6 +127,26 @@ static void raise_fd_limit(void)
 	}
 }
 
+/*
+ * A detached daemon has no stderr (fuse_daemonize points it at /dev/null):
+ * its messages go to syslog.  libfuse's levels are syslog's priorities.
+ */
+static void log_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	static const char prefix[] = "casefoldfs: ";
+	char msg[1024];
+	const char *m = msg;
+	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+
+	if (n < 0)
+		return;
+	/* Written for stderr: syslog adds the name and ends the line itself. */
+	if (strncmp(msg, prefix, sizeof(prefix) - 1) == 0)
+		m += sizeof(prefix) - 1;
+	msg[strcspn(msg, "\n")] = '\0';
+	syslog((int)level, "%s", m);
+}
+
 static int run_session(struct cfs *fs, struct fuse_args *args,
 		       const struct fuse_cmdline_opts *co)
 {
@@ -158,6 +165,10 @@ static int run_session(struct cfs *fs, struct fuse_args *args,
 		goto out_session;
 	if (fuse_session_mount(se, co->mountpoint) != 0)
 		goto out_signals;
+	if (!co->foreground) {
+		openlog("casefoldfs", LOG_PID, LOG_DAEMON);
+		fuse_set_log_func(log_syslog);
+	}
 	fuse_daemonize(co->foreground);
 	if (co->singlethread) {
 		ret = fuse_session_loop(se);
@@ -192,7 +203,7 @@ int main(int argc, char *argv[])
 	    fuse_parse_cmdline(&args, &co) != 0)
 		goto out;
 	if (co.show_help) {
-		usage(argv[0]);
+		cfs_usage(stdout, argv[0]);
 		fuse_cmdline_help();
 		fuse_lowlevel_help();
 		ret = 0;
@@ -206,7 +217,7 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	if (!cli.backing || !co.mountpoint) {
-		fprintf(stderr, "usage: %s [-f] [-d] [-o OPTIONS] BACKING MOUNTPOINT\n", argv[0]);
+		cfs_usage_line(stderr, argv[0]);
 		goto out;
 	}
 	rootfd = open(cli.backing, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -1,0 +1,67 @@
+/* casefoldfs's command line as data (see usage.h), and its --help text. */
+#include <string.h>
+
+#include "usage.h"
+
+const struct cfs_usage_opt cfs_usage_opts[] = {
+	{ "casefold", "ENCODING",
+	  "encoding of a new backing tree: utf8-12.1.0\n"
+	  "(the default; what ext4 uses), any utf8-X.Y.Z the\n"
+	  "library supports, ascii, or none (no directory\n"
+	  "can be casefolded)" },
+	{ "strict_encoding", NULL,
+	  "invalid UTF-8 in a casefolded directory is EINVAL,\n"
+	  "for create and for lookup" },
+	{ "keep_ignorables", NULL,
+	  "Default_Ignorable code points are significant\n"
+	  "(Linux strips them)" },
+	{ "normalize_all", NULL,
+	  "plain directories ignore canonical equivalence\n"
+	  "too (still case-sensitive and name-preserving)" },
+	{ "noepoch", NULL,
+	  "no dentry caching in casefolded directories, even\n"
+	  "where the kernel could expire it (Linux 6.16+)" },
+	{ NULL, NULL, NULL },
+};
+
+const char *const cfs_usage_notes[] = {
+	"A backing tree keeps the encoding and flags of its first mount (the file\n"
+	".casefoldfs at its root); a later option that contradicts them fails.",
+	"Make an empty directory case-insensitive with chattr +F, and plain again\n"
+	"with chattr -F; new subdirectories inherit the flag.",
+	"Without -f the daemon detaches and logs to syslog; with -f (or -d) it\n"
+	"stays in the foreground and logs to standard error.",
+	NULL,
+};
+
+/* Help starts in this column, as in the other FUSE tools' --help. */
+#define HELP_COLUMN 27
+
+void cfs_usage_line(FILE *f, const char *prog)
+{
+	fprintf(f, "usage: %s %s\n", prog, CFS_USAGE_SYNOPSIS);
+}
+
+void cfs_usage(FILE *f, const char *prog)
+{
+	cfs_usage_line(f, prog);
+	fputs("\ncasefoldfs options:\n", f);
+	for (const struct cfs_usage_opt *o = cfs_usage_opts; o->name; o++) {
+		int width = fprintf(f, "    -o %s%s%s", o->name, o->arg ? "=" : "",
+				    o->arg ? o->arg : "");
+
+		for (const char *s = o->help;; s++) {
+			size_t n = strcspn(s, "\n");
+
+			fprintf(f, "%*s%.*s\n", width < HELP_COLUMN ? HELP_COLUMN - width : 1, "",
+				(int)n, s);
+			s += n;
+			if (!*s)
+				break;
+			width = 0;
+		}
+	}
+	for (const char *const *p = cfs_usage_notes; *p; p++)
+		fprintf(f, "\n%s\n", *p);
+	fputs("\nFUSE options:\n", f);
+}
