@@ -108,6 +108,49 @@ void cf_stream_skip(struct cf_stream *st, size_t n)
 	st->cur.len -= n;
 }
 
+/*
+ * Two-byte characters (Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic...)
+ * while they are starters that stay as they are or map to starters: the
+ * common case of non-ASCII names, without the general path's branches.
+ * Returns how many bytes of s were used; out has room for 2 * (len / 2).
+ */
+static size_t two_byte_run(const unsigned char *s, size_t len, unsigned char *out, size_t room,
+			   const cf_cursor *cur, size_t *written)
+{
+	const uint8_t flat = cur->form == CF_NFDICF ? CF_F_CF_FLAT : CF_F_NFD_FLAT;
+	const uint8_t has_map = cur->form == CF_NFDICF ? CF_F_CF : CF_F_NFD;
+	const uint8_t skip = cur->keep ? 0 : CF_F_IGNORABLE;
+	size_t i = 0, n = 0;
+
+	while (i + 2 <= len && n + 4 <= room && s[i] >= 0xC2 && s[i] < 0xE0 &&
+	       (s[i + 1] & 0xC0) == 0x80) {
+		unsigned v = cf_direct2[((s[i] & 0x1Fu) << 6 | (s[i + 1] & 0x3Fu)) - 0x80];
+		if (v < 0x8000) {
+			const uint8_t *cls = cf_classes[v];
+			if (cls[1] || cls[0] > cur->age || (cls[2] & skip))
+				break;
+			out[n] = s[i];
+			out[n + 1] = s[i + 1];
+			n += 2;
+		} else {
+			const unsigned char *e = cf_pool + (v & 0x7FFF), *map = e + 1;
+			const uint8_t *cls = cf_classes[e[0]];
+			if (cls[0] > cur->age || (cls[2] & skip) || !(cls[2] & has_map) || !(cls[2] & flat))
+				break;
+			if (cur->form == CF_NFDICF && !(cls[2] & CF_F_CF_IS_NFD))
+				while (*map++)
+					;
+			if (n + CF_MAP_MAX > room)
+				break;
+			while (*map)
+				out[n++] = *map++;
+		}
+		i += 2;
+	}
+	*written = n;
+	return i;
+}
+
 /* What the character at s does to a run of combining marks before it. */
 enum next_kind {
 	ENDS_RUN,  /* a starter, or the end of the name: the run is complete */
@@ -212,6 +255,13 @@ ssize_t cf_stream_fill(struct cf_stream *st, unsigned char *buf, size_t cap)
 		}
 		if (cur->kind == CF_KIND_ASCII)
 			return -EINVAL;
+		size_t w, used2 = two_byte_run(s, len, buf + n, cap - n, cur, &w);
+		if (used2) {
+			n += w;
+			s += used2;
+			len -= used2;
+			continue;
+		}
 		if ((*s & 0xC0) == 0x80) {
 			/* A stray continuation byte passes through. */
 			buf[n++] = *s++;
