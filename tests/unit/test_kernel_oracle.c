@@ -19,22 +19,10 @@
 #include "casefold.h"
 #include "casefold_ext4.h"
 #include "check.h"
+#include "utf8enc.h"
 #include "ext2fs_oracle.h"
 
 static cf_encoding enc;
-
-static int put_utf8(uint32_t c, char *p)
-{
-	if (c < 0x80)
-		return p[0] = (char)c, 1;
-	if (c < 0x800)
-		return p[0] = (char)(0xC0 | c >> 6), p[1] = (char)(0x80 | (c & 0x3F)), 2;
-	if (c < 0x10000)
-		return p[0] = (char)(0xE0 | c >> 12), p[1] = (char)(0x80 | (c >> 6 & 0x3F)),
-		       p[2] = (char)(0x80 | (c & 0x3F)), 3;
-	return p[0] = (char)(0xF0 | c >> 18), p[1] = (char)(0x80 | (c >> 12 & 0x3F)),
-	       p[2] = (char)(0x80 | (c >> 6 & 0x3F)), p[3] = (char)(0x80 | (c & 0x3F)), 4;
-}
 
 static uint32_t seed[4];
 static unsigned long hashes_checked;

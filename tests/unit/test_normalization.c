@@ -17,20 +17,8 @@
 
 #include "casefold.h"
 #include "check.h"
+#include "utf8enc.h"
 #include "ucdfile.h"
-
-static int put_utf8(uint32_t c, char *p)
-{
-	if (c < 0x80)
-		return p[0] = (char)c, 1;
-	if (c < 0x800)
-		return p[0] = (char)(0xC0 | c >> 6), p[1] = (char)(0x80 | (c & 0x3F)), 2;
-	if (c < 0x10000)
-		return p[0] = (char)(0xE0 | c >> 12), p[1] = (char)(0x80 | (c >> 6 & 0x3F)),
-		       p[2] = (char)(0x80 | (c & 0x3F)), 3;
-	return p[0] = (char)(0xF0 | c >> 18), p[1] = (char)(0x80 | (c >> 12 & 0x3F)),
-	       p[2] = (char)(0x80 | (c >> 6 & 0x3F)), p[3] = (char)(0x80 | (c & 0x3F)), 4;
-}
 
 /* Column text ("1E0A 0323") to UTF-8; ignorables dropped if drop is set. */
 static size_t column(const char *text, const uint8_t *drop, char *out)

@@ -20,6 +20,7 @@
 
 #include "casefold.h"
 #include "check.h"
+#include "utf8enc.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 
@@ -29,19 +30,6 @@ static uint32_t rnd(uint32_t n)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return (uint32_t)(rng % n);
-}
-
-static int put_utf8(uint32_t c, char *p)
-{
-	if (c < 0x80)
-		return p[0] = (char)c, 1;
-	if (c < 0x800)
-		return p[0] = (char)(0xC0 | c >> 6), p[1] = (char)(0x80 | (c & 0x3F)), 2;
-	if (c < 0x10000)
-		return p[0] = (char)(0xE0 | c >> 12), p[1] = (char)(0x80 | (c >> 6 & 0x3F)),
-		       p[2] = (char)(0x80 | (c & 0x3F)), 3;
-	return p[0] = (char)(0xF0 | c >> 18), p[1] = (char)(0x80 | (c >> 12 & 0x3F)),
-	       p[2] = (char)(0x80 | (c >> 6 & 0x3F)), p[3] = (char)(0x80 | (c & 0x3F)), 4;
 }
 
 static const uint32_t pool[] = { 'A', 'a', 'Z', 'z', '0', 0x00C5, 0x212B, 0x00E5, 0x030A, 0x0301,
