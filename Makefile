@@ -2,6 +2,7 @@
 #   make               library, casefold, casefoldfs
 #   make check         everything rebuilt under ASan+UBSan, then the whole test suite
 #   make regen UCD=DIR regenerate lib/tables from a UCD directory
+#   make man           the manual pages, into $(O)/man
 #   make bench | fuzz | install | uninstall | clean
 # Honours CC, CFLAGS, LDFLAGS, PREFIX, DESTDIR.  O= selects the build directory.
 
@@ -48,9 +49,10 @@ TESTS    := $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
 STATIC := $(O)/libcasefold.a
 SHARED := $(O)/libcasefold.so.$(VERSION)
 PROGS  := $(O)/casefold $(if $(FS_SRC),$(O)/casefoldfs)
+MANS   := $(O)/man/casefold.1 $(O)/man/libcasefold.3 $(if $(FS_SRC),$(O)/man/casefoldfs.8)
 
-.PHONY: all lib tests check regen bench fuzz fuzz-targets install uninstall clean
-all: lib $(PROGS)
+.PHONY: all lib man tests check regen bench fuzz fuzz-targets install uninstall clean
+all: lib $(PROGS) man
 lib: $(STATIC) $(SHARED) $(O)/libcasefold.pc
 
 $(O)/lib/%.o: lib/%.c
@@ -82,6 +84,20 @@ $(O)/casefold: $(CLI_OBJ) $(STATIC)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lext2fs -lcom_err
 $(O)/casefoldfs: $(FS_OBJ) $(STATIC)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(FUSE_LIBS) -lpthread
+
+# Manual pages and --help share their text.  casefold(1) is printed by the
+# tool from its verb table; mkman fills the other pages' templates from
+# casefoldfs's usage data (fs/usage.c) and the headers' prototypes.
+man: $(MANS)
+$(O)/man/casefold.1: $(O)/casefold
+	@mkdir -p $(@D)
+	$(O)/casefold help --man > $@.tmp && mv $@.tmp $@
+$(O)/man/%: man/%.in $(O)/mkman include/casefold.h include/casefold_ext4.h
+	@mkdir -p $(@D)
+	$(O)/mkman include/casefold.h include/casefold_ext4.h < $< > $@.tmp && mv $@.tmp $@
+$(O)/mkman: man/mkman.c fs/usage.c fs/usage.h include/casefold.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CPPFLAGS) -Ifs -O2 -o $@ man/mkman.c fs/usage.c
 
 # The table generator is a host tool: never sanitized, never cross-compiled.
 $(O)/mktables: $(GEN_SRC) $(wildcard gen/*.h)
@@ -122,8 +138,10 @@ bench:
 	$(MAKE) all
 	bench/run $(O)
 
+# Installs nothing the uninstall rule does not remove (tests/install).
 install: all
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) \
+	    $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libcasefold.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -131,12 +149,22 @@ install: all
 	install -m 644 include/casefold.h include/casefold_ext4.h $(DESTDIR)$(INCDIR)/
 	install -m 644 $(O)/libcasefold.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(O)/casefold $(DESTDIR)$(BINDIR)/
+	install -m 644 $(O)/man/casefold.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(O)/man/libcasefold.3 $(DESTDIR)$(MANDIR)/man3/
 	$(if $(FS_SRC),install -m 755 $(O)/casefoldfs $(DESTDIR)$(SBINDIR)/)
+	$(if $(FS_SRC),install -m 644 $(O)/man/casefoldfs.8 $(DESTDIR)$(MANDIR)/man8/)
+	@# The dynamic linker finds a new library in /usr/local/lib only after ldconfig.
+	$(if $(DESTDIR),,-ldconfig)
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libcasefold.a $(DESTDIR)$(LIBDIR)/libcasefold.so* \
-	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcasefold.pc $(DESTDIR)$(INCDIR)/casefold.h $(DESTDIR)$(INCDIR)/casefold_ext4.h \
-	      $(DESTDIR)$(BINDIR)/casefold $(DESTDIR)$(SBINDIR)/casefoldfs
+	rm -f $(DESTDIR)$(LIBDIR)/libcasefold.a $(DESTDIR)$(LIBDIR)/libcasefold.so \
+	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libcasefold.so.$(VERSION) \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcasefold.pc \
+	      $(DESTDIR)$(INCDIR)/casefold.h $(DESTDIR)$(INCDIR)/casefold_ext4.h \
+	      $(DESTDIR)$(BINDIR)/casefold $(DESTDIR)$(SBINDIR)/casefoldfs \
+	      $(DESTDIR)$(MANDIR)/man1/casefold.1 $(DESTDIR)$(MANDIR)/man3/libcasefold.3 \
+	      $(DESTDIR)$(MANDIR)/man8/casefoldfs.8
+	$(if $(DESTDIR),,-ldconfig)
 
 clean:
 	rm -rf build
