@@ -40,6 +40,8 @@
 #define CFS_FLAG_XATTR "trusted.casefoldfs.casefold"
 /* Every xattr with this prefix is ours: hidden from listxattr, refused. */
 #define CFS_XATTR_PREFIX "trusted.casefoldfs."
+/* Except this one, read-only on directories: the index's statistics. */
+#define CFS_INDEX_XATTR "trusted.casefoldfs.index"
 
 /* The longest name a directory entry may have, as on ext4. */
 #define CFS_NAME_MAX 255
@@ -90,6 +92,8 @@ struct cfs {
 	struct cfs_options opt;
 	bool has_encoding;          /* false when opt.encoding is "none" */
 	cf_encoding enc;            /* valid when has_encoding */
+	cf_encoding bytes_enc;      /* "ascii", for hashing bytes (names.c) */
+	uint64_t hash_key[2];       /* secret per mount: index hashes (getrandom) */
 	double attr_timeout;
 	double entry_timeout;       /* positive entries in CFS_EXACT dirs */
 	struct cfs_inode root;
@@ -130,6 +134,7 @@ void dirindex_add(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule 
 void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		     const char *name);
 void dirindex_stamp(struct cfs_dirindex *idx, int dirfd);
+int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len);
 
 /* inode.c */
 int inode_table_init(struct cfs *fs, int rootfd);
@@ -146,6 +151,7 @@ int dir_store_flag(struct cfs_inode *dir, bool on);
 int dir_check_flag(struct cfs_inode *dir);
 enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir);
 int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored);
+int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len);
 void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name);
 void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name);
 int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir);

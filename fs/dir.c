@@ -94,6 +94,18 @@ int dir_check_flag(struct cfs_inode *dir)
 	return revalidate_flag(dir, &st);
 }
 
+/* Creates the index of dir, whose attributes are st (dir->lock held). */
+static int build_index(const struct cfs *fs, struct cfs_inode *dir, enum cfs_rule rule,
+		       const struct stat *st)
+{
+	if (dir->index)
+		return 0;
+	dir->index = dirindex_new();
+	if (!dir->index)
+		return -ENOMEM;
+	return dirindex_refresh(dir->index, fs, rule, dir, st);
+}
+
 /*
  * Finds the stored name for name in dir (caller holds dir->lock): the exact
  * bytes first, as Linux's generic_ci_match does, then the index.  The index
@@ -129,15 +141,36 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 	}
 	if (rule == CFS_EXACT)
 		return -ENOENT;
-	if (!dir->index) {
-		dir->index = dirindex_new();
-		if (!dir->index)
-			return -ENOMEM;
-		err = dirindex_refresh(dir->index, fs, rule, dir, &dst);
-		if (err < 0)
-			return err;
-	}
+	err = build_index(fs, dir, rule, &dst);
+	if (err < 0)
+		return err;
 	return dirindex_find(dir->index, fs, rule, name, stored);
+}
+
+/*
+ * Statistics of the directory's index (dir->lock not held), built if
+ * needed: the text of CFS_INDEX_XATTR.  Returns its length, -ENODATA for a
+ * directory whose rule needs no index, or another -errno.
+ */
+int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len)
+{
+	enum cfs_rule rule;
+	struct stat st;
+	int err;
+
+	pthread_mutex_lock(&dir->lock);
+	err = fstat(dir->fd, &st) < 0 ? -errno : revalidate_flag(dir, &st);
+	rule = dir_rule(fs, dir);
+	if (err == 0 && rule == CFS_EXACT)
+		err = -ENODATA;
+	if (err == 0 && dir->index)
+		err = dirindex_refresh(dir->index, fs, rule, dir, &st);
+	if (err == 0)
+		err = build_index(fs, dir, rule, &st);
+	if (err == 0)
+		err = dirindex_stats(dir->index, buf, len);
+	pthread_mutex_unlock(&dir->lock);
+	return err;
 }
 
 /* After name was created in dir through the mount (dir->lock held). */

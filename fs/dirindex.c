@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@ struct cfs_dirindex {
 	size_t size;            /* buckets, a power of two (0: not built) */
 	size_t count;
 	bool complete;          /* false after an allocation failure */
+	size_t collisions;      /* fold-equal pairs met since the last rebuild */
 	struct timespec mtime;  /* backing directory when last complete */
 	struct timespec ctime;
 };
@@ -88,15 +90,25 @@ static bool grow(struct cfs_dirindex *idx)
 	return true;
 }
 
-/* Fold-equal stored names can only come from outside: say so once, on insert. */
-static void report_collision(const struct cfs_dirindex *idx, const struct cfs *fs,
+/* Collisions logged one by one per rebuild; the rest are only counted. */
+#define COLLISIONS_LOGGED 8
+
+/*
+ * Fold-equal stored names can only come from outside: say so on insert,
+ * once per new name, and not thousands of times for a hostile directory.
+ */
+static void report_collision(struct cfs_dirindex *idx, const struct cfs *fs,
 			     enum cfs_rule rule, const struct entry *e)
 {
-	for (const struct entry *o = idx->buckets[e->hash & (idx->size - 1)]; o; o = o->next)
-		if (o->hash == e->hash && names_match(fs, rule, o->name, o->len, e->name, e->len))
+	for (const struct entry *o = idx->buckets[e->hash & (idx->size - 1)]; o; o = o->next) {
+		if (o->hash != e->hash || !names_match(fs, rule, o->name, o->len, e->name, e->len))
+			continue;
+		if (++idx->collisions <= COLLISIONS_LOGGED)
 			fuse_log(FUSE_LOG_WARNING,
 				 "casefoldfs: stored names \"%s\" and \"%s\" are equal under "
 				 "folding; inexact lookups use the smaller\n", o->name, e->name);
+		return;
+	}
 }
 
 /* Names this rule cannot hash (strict, invalid) are unreachable: skip them. */
@@ -150,6 +162,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 	int fd;
 
 	clear(idx);
+	idx->collisions = 0;
 	fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -170,6 +183,9 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 		insert(idx, fs, rule, d->d_name);
 	}
 	closedir(dp);
+	if (idx->collisions > COLLISIONS_LOGGED)
+		fuse_log(FUSE_LOG_WARNING, "casefoldfs: %zu more stored names equal under folding "
+			 "to another in the same directory\n", idx->collisions - COLLISIONS_LOGGED);
 	set_stamps(idx, st);
 	return idx->complete ? 0 : -ENOMEM;
 }
@@ -256,4 +272,25 @@ void dirindex_stamp(struct cfs_dirindex *idx, int dirfd)
 
 	if (idx->complete && fstat(dirfd, &st) == 0)
 		set_stamps(idx, &st);
+}
+
+/*
+ * What a lookup can cost: the longest bucket chain bounds the comparisons
+ * of one inexact lookup.  Read through the xattr CFS_INDEX_XATTR, so tests
+ * can check that chosen names do not pile up in one bucket.
+ */
+int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len)
+{
+	size_t longest = 0;
+
+	for (size_t i = 0; i < idx->size; i++) {
+		size_t n = 0;
+
+		for (const struct entry *e = idx->buckets[i]; e; e = e->next)
+			n++;
+		if (n > longest)
+			longest = n;
+	}
+	return snprintf(buf, len, "names %zu buckets %zu longest %zu collisions %zu",
+			idx->count, idx->size, longest, idx->collisions);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <syslog.h>
@@ -86,6 +87,16 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	flags = (fs->opt.strict ? CF_STRICT : 0) | (fs->opt.keep_ignorables ? CF_KEEP_IGNORABLES : 0);
 	if (fs->has_encoding && (r = cf_encoding_init(&fs->enc, fs->opt.encoding, flags)) < 0) {
 		fprintf(stderr, "casefoldfs: encoding %s: %s\n", fs->opt.encoding, cf_strerror(r));
+		return -1;
+	}
+	/* Names in a directory may be chosen to collide in the index: a fresh
+	 * secret key per mount makes that guesswork. */
+	if (getrandom(fs->hash_key, sizeof(fs->hash_key), 0) != (ssize_t)sizeof(fs->hash_key)) {
+		fprintf(stderr, "casefoldfs: getrandom: %s\n", strerror(errno));
+		return -1;
+	}
+	if ((r = cf_encoding_init(&fs->bytes_enc, "ascii", 0)) < 0) {
+		fprintf(stderr, "casefoldfs: encoding ascii: %s\n", cf_strerror(r));
 		return -1;
 	}
 	fs->attr_timeout = 1.0;

@@ -55,16 +55,25 @@ int names_check_lookup(const struct cfs *fs, enum cfs_rule rule, const char *nam
 	return err;
 }
 
-/* FNV-1a: spreads the bytes of a normalized name (not a folding rule). */
-static uint64_t bytes_hash(const char *s, size_t len)
+/*
+ * The index hashes names an adversary may choose, so every rule hashes with
+ * the library's keyed SipHash under the mount's secret key.  For bytes that
+ * are not to be folded (a normalized name, an invalid one), the bytes are
+ * spelled as lowercase letters 'a'..'p', two per byte: a one-to-one spelling
+ * that folding leaves unchanged, so the keyed fold hash is a keyed hash of
+ * the bytes themselves.
+ */
+static void keyed_bytes_hash(const struct cfs *fs, const char *s, size_t len,
+			     uint64_t *hash)
 {
-	uint64_t h = 0xcbf29ce484222325u;
+	char spelled[2 * CF_FOLD_MAX];
+	size_t n = 0;
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3u;
+	for (size_t i = 0; i < len && n + 2 <= sizeof(spelled); i++) {
+		spelled[n++] = (char)('a' + ((unsigned char)s[i] >> 4));
+		spelled[n++] = (char)('a' + ((unsigned char)s[i] & 15));
 	}
-	return h;
+	cf_casefold_hash_keyed(&fs->bytes_enc, fs->hash_key, spelled, n, hash);
 }
 
 int names_hash(const struct cfs *fs, enum cfs_rule rule, const char *s, size_t len,
@@ -75,16 +84,19 @@ int names_hash(const struct cfs *fs, enum cfs_rule rule, const char *s, size_t l
 
 	switch (rule) {
 	case CFS_FOLD:
-		return cf_name_hash(&fs->enc, s, len, hash);
+		return cf_name_hash_keyed(&fs->enc, fs->hash_key, s, len, hash);
 	case CFS_NORMALIZE:
 		/* Invalid names are opaque bytes, matched (so hashed) raw. */
 		n = cf_normalize(&fs->enc, s, len, buf, sizeof(buf));
-		*hash = n < 0 ? bytes_hash(s, len) : bytes_hash(buf, (size_t)n);
+		if (n < 0)
+			keyed_bytes_hash(fs, s, len, hash);
+		else
+			keyed_bytes_hash(fs, buf, (size_t)n, hash);
 		return 0;
 	case CFS_EXACT:
 		break;
 	}
-	*hash = bytes_hash(s, len);
+	keyed_bytes_hash(fs, s, len, hash);
 	return 0;
 }
 
