@@ -6,6 +6,9 @@
 /* Long enough to swamp the clock's cost, short enough that a burst of load spoils few samples. */
 #define PASS_NS 6e6
 
+/* Where checksums go, so that no pass can be optimised away. */
+static volatile uint64_t sink;
+
 size_t input_items(const struct input *in)
 {
 	return in->names ? in->names->n : in->pairs->n;
@@ -67,7 +70,6 @@ static double median(double *v, double *spread)
 void time_interleaved(const struct impl *const *impls, size_t k, const int *skip,
 		      const struct input *in, struct timing *t)
 {
-	static volatile uint64_t sink;
 	double samples[k][ROUNDS], ratios[ROUNDS];
 	size_t reps[k], items = input_items(in);
 
