@@ -6,7 +6,6 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "casefold.h"
 #include "ext2fs_oracle.h"
 
 int e2_init(void)

@@ -28,7 +28,7 @@ void report_inputs(const struct corpus *sets, const char *const *paths)
 		printf("- **%s**: %zu strings, mean %.1f bytes", c->names.label, c->names.n,
 		       (double)c->names.bytes / (double)c->names.n);
 		if (paths[s])
-			printf(", from %s (%zu lines refused)", paths[s], c->skipped);
+			printf(", from %s (refused: %zu)", paths[s], c->skipped);
 		printf("; pairs: %zu case variants (%zu strings have none), %zu identical, %zu with"
 		       " a different first folded byte\n",
 		       c->variant.n, c->no_variant, c->same.n, c->differ.n);
