@@ -29,8 +29,8 @@ const struct cli_verb cli_verb_ext4 = {
 		.text = (const char *const[]){
 			"info prints what the superblock records for casefolding: the\n"
 			"casefold feature, the encoding and its flags (strict: invalid\n"
-			"names are refused; no-compat-fallback: Linux 6.14 and later do\n"
-			"not fall back to a linear search when a hashed lookup fails),\n"
+			"names are refused; no-compat-fallback: when a hashed lookup\n"
+			"fails, Linux 6.14 and later skip their linear search),\n"
 			"and the directory hash algorithm, signedness and seed to give\n"
 			"to 'casefold hash'.  It reads the superblock only.",
 			"audit reads every casefolded directory and reports names that\n"

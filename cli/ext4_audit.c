@@ -34,6 +34,8 @@ struct audit {
 	uint32_t seed[4];
 	int hash_unsigned;    /* 3 if the superblock says unsigned hashes */
 	size_t dirs, names, encrypted;
+	bool tty;             /* a progress line on standard error */
+	unsigned shown;       /* percentage on it; ~0u: none shown */
 	/* The directory being read, reused from one to the next. */
 	struct cli_ext4_report_dir dir;
 	char *path;
@@ -44,19 +46,18 @@ struct audit {
 	size_t nentries, entries_cap;
 };
 
-/* Grow *p to hold want items of size sz; exits on failure like an allocator. */
-static void reserve(void *pp, size_t *cap, size_t want, size_t sz)
+/* p grown to hold want items of size sz; exits on failure like an allocator. */
+static void *grow(void *p, size_t *cap, size_t want, size_t sz)
 {
-	void **p = pp;
-
 	if (want <= *cap)
-		return;
+		return p;
 	while (*cap < want)
 		*cap = *cap ? 2 * *cap : 256;
-	if (!(*p = realloc(*p, *cap * sz))) {
+	if (!(p = realloc(p, *cap * sz))) {
 		cli_error("out of memory");
 		exit(CLI_EXIT_TROUBLE);
 	}
+	return p;
 }
 
 static const char *name_of(const struct audit *a, const struct entry *e)
@@ -67,6 +68,11 @@ static const char *name_of(const struct audit *a, const struct entry *e)
 /* The directory's path, looked up only when there is something to say. */
 static const struct cli_ext4_report_dir *dir(struct audit *a)
 {
+	/* A finding on the terminal starts on a clean line. */
+	if (a->shown != ~0u) {
+		fputs("\r\033[K", stderr);
+		a->shown = ~0u;
+	}
 	if (!a->path && ext2fs_get_pathname(a->fs, a->dir.ino, 0, &a->path) != 0)
 		a->path = NULL;
 	a->dir.path = a->path ? a->path : "?";
@@ -80,8 +86,8 @@ static void add_entry(struct audit *a, const char *name, size_t len, uint32_t in
 	/* "." and ".." are not looked up by the hashed path. */
 	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
 		return;
-	reserve(&a->arena, &a->arena_cap, a->arena_len + len, 1);
-	reserve(&a->entries, &a->entries_cap, a->nentries + 1, sizeof(*e));
+	a->arena = grow(a->arena, &a->arena_cap, a->arena_len + len, 1);
+	a->entries = grow(a->entries, &a->entries_cap, a->nentries + 1, sizeof(*e));
 	memcpy(a->arena + a->arena_len, name, len);
 	e = &a->entries[a->nentries++];
 	*e = (struct entry){ a->arena_len, len, ino, lblk, 0 };
@@ -201,7 +207,7 @@ static void check_fold_equal(struct audit *a)
 			    cf_name_match(&a->enc, name_of(a, &e[i]), e[i].len,
 					  name_of(a, &e[j]), e[j].len) != 1)
 				continue;
-			reserve(&group, &cap, count + 2, sizeof(*group));
+			group = grow(group, &cap, count + 2, sizeof(*group));
 			if (!count)
 				group[count++] = report_name(a, &e[i]);
 			group[count++] = report_name(a, &e[j]);
@@ -284,13 +290,14 @@ static void audit_dir(struct audit *a, ext2_ino_t ino, const struct ext2_inode *
 }
 
 /* "NN%" of the inodes on standard error, only for a person watching. */
-static void progress(ext2_ino_t ino, ext2_ino_t count, unsigned *shown)
+static void progress(struct audit *a, ext2_ino_t ino)
 {
+	ext2_ino_t count = a->fs->super->s_inodes_count;
 	unsigned pct = count ? (unsigned)((uint64_t)ino * 100 / count) : 100;
 
-	if (pct == *shown)
+	if (pct == a->shown)
 		return;
-	*shown = pct;
+	a->shown = pct;
 	fprintf(stderr, "\rcasefold: ext4 audit: %3u%% of inodes", pct);
 }
 
@@ -301,8 +308,6 @@ static int scan(struct audit *a, const char *path)
 	struct ext2_inode inode;
 	ext2_ino_t ino;
 	errcode_t err = ext2fs_open_inode_scan(a->fs, 0, &scan);
-	bool tty = isatty(STDERR_FILENO);
-	unsigned shown = ~0u;
 
 	while (!err) {
 		err = ext2fs_get_next_inode(scan, &ino, &inode);
@@ -314,13 +319,13 @@ static int scan(struct audit *a, const char *path)
 		}
 		if (err || ino == 0)
 			break;
-		if (tty && ino % 1024 == 0)
-			progress(ino, a->fs->super->s_inodes_count, &shown);
+		if (a->tty && ino % 1024 == 0)
+			progress(a, ino);
 		if (inode.i_links_count && LINUX_S_ISDIR(inode.i_mode) &&
 		    (inode.i_flags & EXT4_CASEFOLD_FL))
 			audit_dir(a, ino, &inode);
 	}
-	if (tty && shown != ~0u)
+	if (a->shown != ~0u)
 		fputs("\r\033[K", stderr);
 	ext2fs_close_inode_scan(scan);
 	if (err) {
@@ -362,7 +367,8 @@ static int setup(struct audit *a, const char *path)
 
 int cli_ext4_audit(const struct cli_args *args, const char *path)
 {
-	struct audit a = { .report = { stdout, args->json, 0, 0, 0 } };
+	struct audit a = { .report = { stdout, args->json, 0, 0, 0 },
+			   .tty = isatty(STDERR_FILENO), .shown = ~0u };
 	int status = CLI_EXIT_TROUBLE;
 	/* Without EXT2_FLAG_RW libext2fs opens the image read-only. */
 	errcode_t err = ext2fs_open(path, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &a.fs);
