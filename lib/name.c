@@ -64,9 +64,11 @@ static ssize_t transform(const cf_encoding *enc, enum cf_form form, const char *
 		return k;
 	cf_stream_skip(&st, n);
 	while (dlen - n >= CF_STREAM_MIN) {
-		if ((k = cf_stream_fill(&st, (unsigned char *)dst + n, dlen - n)) <= 0)
-			return k < 0 ? k : (ssize_t)n;
+		if ((k = cf_stream_fill(&st, (unsigned char *)dst + n, dlen - n)) < 0)
+			return k;
 		n += (size_t)k;
+		if (st.done)
+			return (ssize_t)n;
 	}
 	while ((k = cf_stream_fill(&st, tail, sizeof(tail))) > 0) {
 		if ((size_t)k > dlen - n) {
@@ -264,10 +266,11 @@ int cf_casefold_hash_keyed(const cf_encoding *enc, const uint64_t key[2], const 
 	if (cf_stream_start(&st, enc, CF_NFDICF, s, len))
 		return -EINVAL;
 	cf_stream_skip(&st, i);
-	while ((k = cf_stream_fill(&st, buf, sizeof(buf))) > 0)
+	do {
+		if ((k = cf_stream_fill(&st, buf, sizeof(buf))) < 0)
+			return -EINVAL;
 		cf_hash_bytes(&hs, buf, (size_t)k);
-	if (k < 0)
-		return -EINVAL;
+	} while (!st.done);
 	*hash = cf_hash_final(&hs);
 	return 0;
 }

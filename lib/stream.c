@@ -32,7 +32,7 @@ _Static_assert(CF_MAP_MAX <= CF_STREAM_MIN, "a mapping must fit in one piece");
 int cf_stream_start(struct cf_stream *st, const cf_encoding *enc, enum cf_form form,
 		    const char *s, size_t len)
 {
-	st->slow = 0;
+	st->slow = st->done = 0;
 	return cf_cursor_start(&st->cur, enc, form, s, len);
 }
 
@@ -64,6 +64,7 @@ static ssize_t slow_fill(struct cf_stream *st, unsigned char *buf, size_t cap)
 		if (c <= 0) {
 			if (c < 0)
 				return c;
+			st->done = 1;
 			break;
 		}
 		buf[n++] = (unsigned char)c;
@@ -244,8 +245,10 @@ ssize_t cf_stream_fill(struct cf_stream *st, unsigned char *buf, size_t cap)
 			s = cur->s, len = cur->len;
 			continue;
 		}
-		if (!len || !*s)
+		if (!len || !*s) {
+			st->done = 1;
 			break;
+		}
 		if (*s < 0x80) {
 			size_t k = ascii_run(s, len, buf + n, cap - n, fold);
 			n += k;

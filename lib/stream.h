@@ -12,6 +12,7 @@
 struct cf_stream {
 	cf_cursor cur; /* position in the name; the kernel's state inside runs */
 	int slow;      /* the cursor is inside a run of combining marks */
+	int done;      /* the end of the name was reached: no more bytes */
 };
 
 /* Start streaming s; -EINVAL if it starts with a continuation byte. */
