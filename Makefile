@@ -134,6 +134,12 @@ fuzz: fuzz-targets
 	    $$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
 	        build/fuzz/corpus/$$(basename $$t) || exit 1; done
 
+# The filesystem stress tests, long: STRESS_OPS operations per process, 40 kills.
+STRESS_OPS ?= 10000
+.PHONY: stress
+stress: all
+	CF_STRESS_OPS=$(STRESS_OPS) CF_STRESS_KILLS=40 CF_TEST_TIMEOUT=7200 tests/run $(O) stress
+
 bench:
 	$(MAKE) all
 	bench/run $(O)
