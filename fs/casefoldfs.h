@@ -77,6 +77,7 @@ struct cfs_inode {
 	bool casefold;          /* +F, mirrors CFS_FLAG_XATTR; lock */
 	struct timespec flag_ctime; /* backing ctime when casefold was read; lock */
 	struct cfs_dirindex *index; /* NULL until first needed; lock */
+	bool gone_reported;     /* removed behind our back, and logged; lock */
 };
 
 /* How positive entries in non-exact directories are cached (dcache.c). */

@@ -94,6 +94,19 @@ int dir_check_flag(struct cfs_inode *dir)
 	return revalidate_flag(dir, &st);
 }
 
+/*
+ * A directory removed from the backing tree while the kernel still knows
+ * it: it holds nothing and nothing can be made in it.  Said once.
+ */
+static int report_gone(struct cfs_inode *dir)
+{
+	if (!dir->gone_reported)
+		fuse_log(FUSE_LOG_WARNING, "casefoldfs: directory (inode %lu) was removed from the "
+			 "backing tree behind our back\n", (unsigned long)dir->ino);
+	dir->gone_reported = true;
+	return -ENOENT;
+}
+
 /* Creates the index of dir, whose attributes are st (dir->lock held). */
 static int build_index(const struct cfs *fs, struct cfs_inode *dir, enum cfs_rule rule,
 		       const struct stat *st)
@@ -122,6 +135,8 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 
 	if (fstat(dir->fd, &dst) < 0)
 		return -errno;
+	if (dst.st_nlink == 0)
+		return report_gone(dir);
 	err = revalidate_flag(dir, &dst);
 	if (err < 0)
 		return err;

@@ -34,7 +34,8 @@ struct cfs_dirindex {
 	size_t size;            /* buckets, a power of two (0: not built) */
 	size_t count;
 	bool complete;          /* false after an allocation failure */
-	size_t collisions;      /* fold-equal pairs met since the last rebuild */
+	size_t collisions;      /* fold-equal names met since the last rebuild */
+	size_t unreachable;     /* names the rule refuses (strict), likewise */
 	struct timespec mtime;  /* backing directory when last complete */
 	struct timespec ctime;
 };
@@ -90,8 +91,13 @@ static bool grow(struct cfs_dirindex *idx)
 	return true;
 }
 
-/* Collisions logged one by one per rebuild; the rest are only counted. */
-#define COLLISIONS_LOGGED 8
+/* Findings logged one by one per rebuild; the rest are only counted. */
+#define FINDINGS_LOGGED 8
+
+static bool log_finding(const struct cfs_dirindex *idx)
+{
+	return idx->collisions + idx->unreachable <= FINDINGS_LOGGED;
+}
 
 /*
  * Fold-equal stored names can only come from outside: say so on insert,
@@ -103,7 +109,8 @@ static void report_collision(struct cfs_dirindex *idx, const struct cfs *fs,
 	for (const struct entry *o = idx->buckets[e->hash & (idx->size - 1)]; o; o = o->next) {
 		if (o->hash != e->hash || !names_match(fs, rule, o->name, o->len, e->name, e->len))
 			continue;
-		if (++idx->collisions <= COLLISIONS_LOGGED)
+		idx->collisions++;
+		if (log_finding(idx))
 			fuse_log(FUSE_LOG_WARNING,
 				 "casefoldfs: stored names \"%s\" and \"%s\" are equal under "
 				 "folding; inexact lookups use the smaller\n", o->name, e->name);
@@ -111,7 +118,7 @@ static void report_collision(struct cfs_dirindex *idx, const struct cfs *fs,
 	}
 }
 
-/* Names this rule cannot hash (strict, invalid) are unreachable: skip them. */
+/* Names this rule cannot hash (strict, invalid UTF-8) are unreachable. */
 static void insert(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		   const char *name)
 {
@@ -119,8 +126,13 @@ static void insert(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 	struct entry *e;
 	uint64_t hash;
 
-	if (names_hash(fs, rule, name, len, &hash) < 0)
+	if (names_hash(fs, rule, name, len, &hash) < 0) {
+		idx->unreachable++;
+		if (log_finding(idx))
+			fuse_log(FUSE_LOG_WARNING, "casefoldfs: stored name \"%s\" is not valid "
+				 "UTF-8 and cannot be reached (strict_encoding)\n", name);
 		return;
+	}
 	if (idx->count >= idx->size && !grow(idx))
 		goto nomem;
 	e = malloc(sizeof(*e) + len + 1);
@@ -162,7 +174,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 	int fd;
 
 	clear(idx);
-	idx->collisions = 0;
+	idx->collisions = idx->unreachable = 0;
 	fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -183,9 +195,10 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 		insert(idx, fs, rule, d->d_name);
 	}
 	closedir(dp);
-	if (idx->collisions > COLLISIONS_LOGGED)
-		fuse_log(FUSE_LOG_WARNING, "casefoldfs: %zu more stored names equal under folding "
-			 "to another in the same directory\n", idx->collisions - COLLISIONS_LOGGED);
+	if (!log_finding(idx))
+		fuse_log(FUSE_LOG_WARNING, "casefoldfs: in all, %zu stored names equal under "
+			 "folding to another and %zu unreachable in one directory\n",
+			 idx->collisions, idx->unreachable);
 	set_stamps(idx, st);
 	return idx->complete ? 0 : -ENOMEM;
 }
@@ -291,6 +304,6 @@ int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len)
 		if (n > longest)
 			longest = n;
 	}
-	return snprintf(buf, len, "names %zu buckets %zu longest %zu collisions %zu",
-			idx->count, idx->size, longest, idx->collisions);
+	return snprintf(buf, len, "names %zu buckets %zu longest %zu collisions %zu unreachable %zu",
+			idx->count, idx->size, longest, idx->collisions, idx->unreachable);
 }

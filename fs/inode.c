@@ -30,6 +30,7 @@ static void init_inode(struct cfs_inode *in, int fd, const struct stat *st)
 	pthread_mutex_init(&in->lock, NULL);
 	in->casefold = false;
 	in->index = NULL;
+	in->gone_reported = false;
 }
 
 int inode_table_init(struct cfs *fs, int rootfd)

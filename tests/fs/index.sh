@@ -31,7 +31,7 @@ done
 
 stats=$(getfattr --absolute-names --only-values -n trusted.casefoldfs.index "$M/ci") || fail "no index statistics"
 echo "with the mount's key: $stats"
-read -r _ names _ buckets _ longest _ collisions <<<"$stats"
+read -r _ names _ buckets _ longest _ collisions _ <<<"$stats"
 [ "$names" = $count ] || fail "index holds $names names, expected $count"
 [ "$buckets" = "$fbuckets" ] || fail "index has $buckets buckets, the fixed-key model $fbuckets"
 [ "$collisions" = 0 ] || fail "$collisions fold-equal names reported"
