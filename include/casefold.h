@@ -67,7 +67,12 @@ extern "C" {
 #define CF_API
 #endif
 
-/* Longest result the kernel can produce from a 255-byte name is below this. */
+/*
+ * Room for the result of any valid name of up to 255 bytes (no character
+ * grows more than threefold).  Malformed names can grow more: stray
+ * continuation bytes inside a run of combining marks repeat once per
+ * reordering pass (see the quirks above).
+ */
 #define CF_FOLD_MAX 1024
 
 /* ---- Encodings ---------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #include "casefold.h"
 #include "check.h"
 #include "hash.h"
+#include "utf8enc.h"
 
 struct vector {
 	const char *enc;
@@ -237,9 +238,33 @@ static void siphash(void)
 	}
 }
 
+/* CF_FOLD_MAX holds the fold of any 255-byte name: no character's result is
+ * more than three times as long as it, in any version or form. */
+static void expansion_bound(void)
+{
+	cf_encoding e;
+	size_t worst = 0;
+
+	cf_encoding_init(&e, cf_encoding_latest(), CF_KEEP_IGNORABLES);
+	for (uint32_t c = 1; c < 0x110000; c++) {
+		char s[4], out[64];
+		int n = put_utf8(c, s);
+		ssize_t m = cf_casefold(&e, s, (size_t)n, out, sizeof(out));
+		ssize_t k = cf_normalize(&e, s, (size_t)n, out, sizeof(out));
+		if (c >= 0xD800 && c <= 0xDFFF)
+			continue;
+		CHECK(m >= 0 && m <= 3 * n && k >= 0 && k <= 3 * n, "U+%04X expands %zd/%zd from %d", c,
+		      m, k, n);
+		if ((size_t)m > worst)
+			worst = (size_t)m;
+	}
+	CHECK(3 * 255 < CF_FOLD_MAX && worst <= 12, "bound");
+}
+
 int main(void)
 {
 	siphash();
+	expansion_bound();
 	run_vectors();
 	encodings();
 	buffers();
