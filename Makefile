@@ -138,7 +138,8 @@ fuzz: fuzz-targets
 STRESS_OPS ?= 10000
 .PHONY: stress
 stress: all
-	CF_STRESS_OPS=$(STRESS_OPS) CF_STRESS_KILLS=40 CF_TEST_TIMEOUT=7200 tests/run $(O) stress
+	for t in stress_model kill_stress; do CF_BUILD=$(abspath $(O)) CF_ROOT=$(CURDIR) \
+	    CF_STRESS_OPS=$(STRESS_OPS) CF_STRESS_KILLS=40 tests/fs/$$t.sh || exit 1; done
 
 bench:
 	$(MAKE) all

@@ -24,7 +24,7 @@ touch "$B/ci/Foo" "$B/ci/foo" "$B/ci/FOO"
 same_file "$M/ci/fOO" "$B/ci/FOO"
 same_file "$M/ci/foo" "$B/ci/foo"
 expect EEXIST excl "$M/ci/fOo"
-grep -q 'stored names "FOO" and "F\?oo"\|stored names ".*" and ".*" are equal under folding' "$T/daemon.log" ||
+grep -q 'stored names "[Ff][Oo][Oo]" and "[Ff][Oo][Oo]" are equal under folding' "$T/daemon.log" ||
 	fail "fold-equal names not reported"
 mkdir "$B/ci/many"
 setfattr -n trusted.casefoldfs.casefold -v 1 "$B/ci/many"
