@@ -293,8 +293,10 @@ static int convert_tree(struct cli_convert *c, int pfd, const char *name, const 
 	if (flag == 0) {
 		struct cli_dirlist l = { 0 };
 
-		err = cli_dirlist_read(&l, dfd);
-		if (!err && l.n == 0) {
+		/* Empty because a crash came after the moves: resume, not flag. */
+		p = cli_journal_pending(c->j, rel);
+		err = p && p->temp ? 0 : cli_dirlist_read(&l, dfd);
+		if (!err && l.n == 0 && !(p && p->temp)) {
 			err = cli_set_casefold(dfd);
 			step(c);
 		} else if (!err) {

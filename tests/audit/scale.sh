@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Memory stays bounded by the largest directory: a 100,000-entry directory
+# plus 2,000 small ones, audited with a peak RSS well under what holding
+# the tree would take; the one planted collision is found.
+set -u
+fail() { echo "FAIL: $*" >&2; exit 1; }
+CF=${CF_BUILD:?}/casefold
+[ -x "$CF" ] || { echo "no $CF"; exit 77; }
+[ -x /usr/bin/time ] || { echo "SKIP: no /usr/bin/time"; exit 77; }
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+mkdir "$T/big"
+(cd "$T/big" && seq -f 'file-%06g' 100000 | xargs touch && touch FILE-000777)
+for i in $(seq 2000); do mkdir "$T/d$i"; done
+(cd "$T" && for i in $(seq 2000); do echo d$i/a d$i/b; done | xargs touch)
+/usr/bin/time -f '%M %e' -o "$T/rss" "$CF" audit -0 "$T" >"$T/out"
+rc=$?
+[ $rc = 1 ] || fail "exit $rc"
+[ "$(tr '\0' '\n' <"$T/out" | grep -c .)" = 3 ] || fail "findings: $(tr '\0' ' ' <"$T/out")"
+read -r kb secs < <(tail -n 1 "$T/rss")
+echo "102,002 entries in $secs s, peak RSS $kb KiB"
+[ "$kb" -lt 65536 ] || fail "peak RSS $kb KiB"
