@@ -88,7 +88,9 @@ static int enter_level(struct planner *pl, const char *orig)
 		up = &pl->stack[pl->depth - 1];
 		name = base ? base + 1 : orig;
 		key.old = (char *)name;
-		r = bsearch(&key, up->renames, up->nrenames, sizeof(key), by_old);
+		/* (bsearch and memcpy want real pointers even for no elements.) */
+		r = up->nrenames ? bsearch(&key, up->renames, up->nrenames, sizeof(key), by_old)
+				 : NULL;
 		final = r ? r->new : name;
 		flen = strlen(up->final) + strlen(final) + 2;
 		l->final = malloc(flen);
@@ -248,7 +250,8 @@ static int plan_renames(struct planner *pl, struct level *lv)
 		lv->renames = malloc((lv->nrenames ? lv->nrenames : 1) * sizeof(*lv->renames));
 		if (!lv->renames)
 			return -ENOMEM;
-		memcpy(lv->renames, j->renames + first, lv->nrenames * sizeof(*lv->renames));
+		if (lv->nrenames)
+			memcpy(lv->renames, j->renames + first, lv->nrenames * sizeof(*lv->renames));
 		qsort(lv->renames, lv->nrenames, sizeof(*lv->renames), by_old);
 	}
 	return err;

@@ -55,7 +55,8 @@ int cli_journal_create(struct cli_journal *j, int dirfd, const char *name)
 	FILE *f;
 	int fd, err = 0;
 
-	qsort(j->renames, j->nrenames, sizeof(*j->renames), by_dir_old);
+	if (j->nrenames)
+		qsort(j->renames, j->nrenames, sizeof(*j->renames), by_dir_old);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -206,8 +207,11 @@ struct cli_pending *cli_journal_pending(struct cli_journal *j, const char *path)
 const char *cli_journal_renamed(const struct cli_journal *j, const char *dir, const char *old)
 {
 	struct cli_rename key = { (char *)dir, (char *)old, NULL };
-	const struct cli_rename *r = bsearch(&key, j->renames, j->nrenames, sizeof(key), by_dir_old);
+	const struct cli_rename *r;
 
+	if (!j->nrenames)
+		return NULL;
+	r = bsearch(&key, j->renames, j->nrenames, sizeof(key), by_dir_old);
 	return r ? r->new : NULL;
 }
 

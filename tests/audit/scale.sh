@@ -11,7 +11,7 @@ T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 mkdir "$T/big"
 (cd "$T/big" && seq -f 'file-%06g' 100000 | xargs touch && touch FILE-000777)
-for i in $(seq 2000); do mkdir "$T/d$i"; done
+seq -f "$T/d%g" 2000 | xargs mkdir
 (cd "$T" && for i in $(seq 2000); do echo d$i/a d$i/b; done | xargs touch)
 /usr/bin/time -f '%M %e' -o "$T/rss" "$CF" audit -0 "$T" >"$T/out"
 rc=$?
@@ -19,4 +19,5 @@ rc=$?
 [ "$(tr '\0' '\n' <"$T/out" | grep -c .)" = 3 ] || fail "findings: $(tr '\0' ' ' <"$T/out")"
 read -r kb secs < <(tail -n 1 "$T/rss")
 echo "102,002 entries in $secs s, peak RSS $kb KiB"
-[ "$kb" -lt 65536 ] || fail "peak RSS $kb KiB"
+# ASan's shadow memory and quarantine make RSS meaningless there.
+grep -q __asan_init "$CF" || [ "$kb" -lt 65536 ] || fail "peak RSS $kb KiB"
