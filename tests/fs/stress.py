@@ -428,6 +428,9 @@ class Daemon:
                              (self.proc.returncode, self.log))
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
+
+    def drop(self):
+        """After a kill, once no worker can walk into the bare mount point."""
         subprocess.run(["fusermount3", "-uz", self.mnt], check=True)
 
     def stop(self):
@@ -518,6 +521,7 @@ def main():
         for pid in pids:
             os.waitpid(pid, 0)
         if phase < a.kills:
+            daemon.drop()
             daemon.start()
         problems = []
         for i, path in enumerate(pids.values()):
