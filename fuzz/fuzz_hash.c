@@ -22,7 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		alg = 1;
 	ssize_t n = cf_casefold(&in.enc, in.a, in.alen, folded, sizeof(folded));
 	FUZZ_ASSERT(cf_ext4_dirhash(alg, seed, in.a, in.alen, &in.enc, &maj, &min) == 0, "dirhash");
-	if (n >= 0)
+	/* Linux hashes the folded bytes when they fit its 4,096-byte buffer
+	 * with a NUL, the raw ones otherwise. */
+	if (n >= 0 && n < 4096)
 		cf_ext4_dirhash(alg, seed, folded, (size_t)n, NULL, &rmaj, &rmin);
 	else
 		cf_ext4_dirhash(alg, seed, in.a, in.alen, NULL, &rmaj, &rmin);

@@ -157,12 +157,13 @@ static int raw_dirhash(enum cf_ext4_hash alg, const uint32_t seed[4], const char
 int cf_ext4_dirhash(enum cf_ext4_hash alg, const uint32_t seed[4], const char *name, size_t len,
 		    const cf_encoding *enc, uint32_t *major, uint32_t *minor)
 {
-	/* Linux folds into a PATH_MAX buffer and hashes the raw name when
-	 * folding fails for any reason. */
+	/* Linux folds into a PATH_MAX buffer, NUL-terminated, and hashes the
+	 * raw name when folding fails for any reason — a result of 4,096 bytes
+	 * or more included (malformed names can grow that much). */
 	char folded[4096];
 	ssize_t n;
 
-	if (enc && (n = cf_casefold(enc, name, len, folded, sizeof(folded))) >= 0)
+	if (enc && (n = cf_casefold(enc, name, len, folded, sizeof(folded) - 1)) >= 0)
 		return raw_dirhash(alg, seed, folded, (size_t)n, major, minor);
 	return raw_dirhash(alg, seed, name, len, major, minor);
 }

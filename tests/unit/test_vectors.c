@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "casefold.h"
+#include "casefold_ext4.h"
 #include "check.h"
 #include "hash.h"
 #include "utf8enc.h"
@@ -261,9 +262,29 @@ static void expansion_bound(void)
 	CHECK(3 * 255 < CF_FOLD_MAX && worst <= 12, "bound");
 }
 
+/* Linux folds into a 4,096-byte buffer with room for a NUL: a folded name of
+ * 4,095 bytes is hashed folded, one of 4,096 raw (found by fuzz_hash). */
+static void dirhash_buffer_limit(void)
+{
+	static char upper[4096], lower[4096];
+	uint32_t maj, min, want_maj, want_min;
+	cf_encoding e;
+
+	cf_encoding_init(&e, "utf8", 0);
+	memset(upper, 'A', sizeof(upper));
+	memset(lower, 'a', sizeof(lower));
+	cf_ext4_dirhash(CF_EXT4_HASH_HALF_MD4, NULL, upper, 4095, &e, &maj, &min);
+	cf_ext4_dirhash(CF_EXT4_HASH_HALF_MD4, NULL, lower, 4095, NULL, &want_maj, &want_min);
+	CHECK(maj == want_maj && min == want_min, "4,095 bytes are hashed folded");
+	cf_ext4_dirhash(CF_EXT4_HASH_HALF_MD4, NULL, upper, 4096, &e, &maj, &min);
+	cf_ext4_dirhash(CF_EXT4_HASH_HALF_MD4, NULL, upper, 4096, NULL, &want_maj, &want_min);
+	CHECK(maj == want_maj && min == want_min, "4,096 bytes are hashed raw");
+}
+
 int main(void)
 {
 	siphash();
+	dirhash_buffer_limit();
 	expansion_bound();
 	run_vectors();
 	encodings();
