@@ -134,7 +134,7 @@ void dirindex_add(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule 
 		  const char *name);
 void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		     const char *name);
-void dirindex_stamp(struct cfs_dirindex *idx, int dirfd);
+void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st);
 int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len);
 
 /* inode.c */

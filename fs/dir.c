@@ -188,22 +188,39 @@ int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len
 	return err;
 }
 
+/*
+ * After the daemon changed dir's entries (dir->lock held, held since the
+ * dir_resolve that revalidated flag and index): the new mtime and ctime are
+ * ours, not a sign of an outside change, so neither the index nor the flag
+ * needs reading again.  A change made behind our back between our own change
+ * and this fstat goes unnoticed until the directory changes again (a window
+ * of one system call).
+ */
+static void restamp(struct cfs_inode *dir)
+{
+	struct stat st;
+
+	if (fstat(dir->fd, &st) < 0)
+		return;
+	dir->flag_ctime = st.st_ctim;
+	if (dir->index)
+		dirindex_stamp(dir->index, &st);
+}
+
 /* After name was created in dir through the mount (dir->lock held). */
 void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name)
 {
-	if (dir->index) {
+	if (dir->index)
 		dirindex_add(dir->index, fs, dir_rule(fs, dir), name);
-		dirindex_stamp(dir->index, dir->fd);
-	}
+	restamp(dir);
 }
 
 /* After name was removed from dir through the mount (dir->lock held). */
 void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name)
 {
-	if (dir->index) {
+	if (dir->index)
 		dirindex_remove(dir->index, fs, dir_rule(fs, dir), name);
-		dirindex_stamp(dir->index, dir->fd);
-	}
+	restamp(dir);
 }
 
 /* 1 if dir has no entries but ".", ".." and our hidden files, 0 if it has. */

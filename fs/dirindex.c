@@ -275,16 +275,12 @@ void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_ru
 
 /*
  * Called after the daemon changed the directory and updated the index: the
- * new timestamps are ours, not a sign of an outside change.  A change made
- * behind our back between our own change and this fstat goes unnoticed until
- * the directory changes again (a window of one system call).
+ * new timestamps st are ours, not a sign of an outside change.
  */
-void dirindex_stamp(struct cfs_dirindex *idx, int dirfd)
+void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st)
 {
-	struct stat st;
-
-	if (idx->complete && fstat(dirfd, &st) == 0)
-		set_stamps(idx, &st);
+	if (idx->complete)
+		set_stamps(idx, st);
 }
 
 /*
