@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,31 @@
 struct entry {
 	struct entry *next;
 	uint64_t hash;
-	size_t len;
+	uint32_t len;           /* at most NAME_MAX */
+	bool heap;              /* malloc'd by dirindex_add, not in the arena */
+	bool unreachable;       /* the rule cannot hash it (rebuild only) */
 	char name[];
 };
 
+/*
+ * A rebuild takes its entries from an arena, not one malloc per name: a
+ * million-entry directory would otherwise spend much of its build in the
+ * allocator.  Chunks double from ARENA_FIRST up to ARENA_MAX, so a small
+ * directory's index stays small.  Entries added later through the mount
+ * are malloc'd one by one so that removing them gives the memory back;
+ * arena entries are freed with the whole arena at the next rebuild.
+ */
+#define ARENA_FIRST 4096
+#define ARENA_MAX (1024 * 1024)
+
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
 struct cfs_dirindex {
+	struct chunk *arena;    /* the last rebuild's entries */
 	struct entry **buckets;
 	size_t size;            /* buckets, a power of two (0: not built) */
 	size_t count;
@@ -52,9 +73,15 @@ static void clear(struct cfs_dirindex *idx)
 
 		for (; e; e = next) {
 			next = e->next;
-			free(e);
+			if (e->heap)
+				free(e);
 		}
 	}
+	for (struct chunk *c = idx->arena, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	idx->arena = NULL;
 	free(idx->buckets);
 	idx->buckets = NULL;
 	idx->size = idx->count = 0;
@@ -91,6 +118,32 @@ static bool grow(struct cfs_dirindex *idx)
 	return true;
 }
 
+static struct entry *arena_entry(struct cfs_dirindex *idx, size_t len)
+{
+	size_t n = (sizeof(struct entry) + len + 1 + _Alignof(struct entry) - 1) &
+		   ~(_Alignof(struct entry) - 1);
+	struct chunk *c = idx->arena;
+	struct entry *e;
+
+	if (!c || c->cap - c->used < n) {
+		size_t cap = c ? c->cap * 2 : ARENA_FIRST;
+
+		if (cap > ARENA_MAX)
+			cap = ARENA_MAX;
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->next = idx->arena;
+		c->used = 0;
+		c->cap = cap;
+		idx->arena = c;
+	}
+	e = (struct entry *)((char *)c->data + c->used);
+	c->used += n;
+	e->heap = false;
+	return e;
+}
+
 /* Findings logged one by one per rebuild; the rest are only counted. */
 #define FINDINGS_LOGGED 8
 
@@ -119,6 +172,24 @@ static void report_collision(struct cfs_dirindex *idx, const struct cfs *fs,
 }
 
 /* Names this rule cannot hash (strict, invalid UTF-8) are unreachable. */
+static void report_unreachable(struct cfs_dirindex *idx, const char *name)
+{
+	idx->unreachable++;
+	if (log_finding(idx))
+		fuse_log(FUSE_LOG_WARNING, "casefoldfs: stored name \"%s\" is not valid "
+			 "UTF-8 and cannot be reached (strict_encoding)\n", name);
+}
+
+/* Chains e, whose bucket array has room for it. */
+static void link_entry(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
+		       struct entry *e)
+{
+	report_collision(idx, fs, rule, e);
+	e->next = idx->buckets[e->hash & (idx->size - 1)];
+	idx->buckets[e->hash & (idx->size - 1)] = e;
+	idx->count++;
+}
+
 static void insert(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		   const char *name)
 {
@@ -127,10 +198,7 @@ static void insert(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 	uint64_t hash;
 
 	if (names_hash(fs, rule, name, len, &hash) < 0) {
-		idx->unreachable++;
-		if (log_finding(idx))
-			fuse_log(FUSE_LOG_WARNING, "casefoldfs: stored name \"%s\" is not valid "
-				 "UTF-8 and cannot be reached (strict_encoding)\n", name);
+		report_unreachable(idx, name);
 		return;
 	}
 	if (idx->count >= idx->size && !grow(idx))
@@ -138,13 +206,11 @@ static void insert(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 	e = malloc(sizeof(*e) + len + 1);
 	if (!e)
 		goto nomem;
+	e->heap = true;
 	e->hash = hash;
-	e->len = len;
+	e->len = (uint32_t)len;
 	memcpy(e->name, name, len + 1);
-	report_collision(idx, fs, rule, e);
-	e->next = idx->buckets[hash & (idx->size - 1)];
-	idx->buckets[hash & (idx->size - 1)] = e;
-	idx->count++;
+	link_entry(idx, fs, rule, e);
 	return;
 nomem:
 	/* An incomplete index could hide a name: force a rebuild next time. */
@@ -165,10 +231,18 @@ static void set_stamps(struct cfs_dirindex *idx, const struct stat *st)
 	idx->ctime = st->st_ctim;
 }
 
-/* Reads the whole backing directory into a fresh index. */
+/*
+ * Reads the whole backing directory into a fresh index: first every name
+ * and its hash into the arena, in readdir order, then, with the bucket
+ * array sized once for them (as many buckets as names, a power of two, at
+ * least 64: what growing would reach), chains them in that same order, so
+ * that chains and findings are those of inserting one name at a time.
+ */
 static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		   const struct cfs_inode *dir, const struct stat *st)
 {
+	struct entry *first = NULL, **tail = &first, *e, *next;
+	size_t reachable = 0, size = 64;
 	struct dirent *d;
 	DIR *dp;
 	int fd;
@@ -183,24 +257,49 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 		close(fd);
 		return -errno;
 	}
-	if (!grow(idx)) {
-		closedir(dp);
-		return -ENOMEM;
-	}
 	idx->complete = true;
 	while ((d = readdir(dp)) != NULL) {
+		size_t len;
+
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
 		    super_hidden(fs, dir, d->d_name))
 			continue;
-		insert(idx, fs, rule, d->d_name);
+		len = strlen(d->d_name);
+		e = arena_entry(idx, len);
+		if (!e) {
+			idx->complete = false;
+			break;
+		}
+		e->len = (uint32_t)len;
+		memcpy(e->name, d->d_name, len + 1);
+		e->unreachable = names_hash(fs, rule, e->name, len, &e->hash) < 0;
+		if (!e->unreachable)
+			reachable++;
+		e->next = NULL;
+		*tail = e;
+		tail = &e->next;
 	}
 	closedir(dp);
+	while (size < reachable)
+		size *= 2;
+	if (idx->complete && !(idx->buckets = calloc(size, sizeof(*idx->buckets))))
+		idx->complete = false;
+	if (!idx->complete)
+		return -ENOMEM;
+	idx->size = size;
+	for (e = first; e; e = next) {
+		next = e->next;
+		if (e->unreachable)
+			report_unreachable(idx, e->name);
+		else
+			link_entry(idx, fs, rule, e);
+	}
 	if (!log_finding(idx))
 		fuse_log(FUSE_LOG_WARNING, "casefoldfs: in all, %zu stored names equal under "
 			 "folding to another and %zu unreachable in one directory\n",
 			 idx->collisions, idx->unreachable);
 	set_stamps(idx, st);
-	return idx->complete ? 0 : -ENOMEM;
+	return 0;
 }
 
 /*
@@ -266,7 +365,8 @@ void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_ru
 
 		if (e->len == len && memcmp(e->name, name, len) == 0) {
 			*p = e->next;
-			free(e);
+			if (e->heap)
+				free(e);
 			idx->count--;
 			return;
 		}
