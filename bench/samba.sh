@@ -25,9 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-mkdir -p "$B/ci" "$B/tiny" "$M" "$T/plain/big" "$T/plain/tiny" \
-	"$S/private" "$S/lock" "$S/state" "$S/cache" "$S/run" "$S/ncalrpc" "$S/log"
-chmod 700 "$S/private"
+mkdir -p "$B/ci" "$B/tiny" "$M" "$T/plain/big" "$T/plain/tiny"
 # The big directories: the same names in both, created directly.
 python3 - "$B/ci" "$T/plain/big" "$ENTRIES" <<'PY'
 import os, sys
@@ -41,29 +39,8 @@ setfattr -n trusted.casefoldfs.casefold -v 1 "$B/ci" 2>/dev/null # the flag's ba
 lsattr -d "$M/ci" 2>/dev/null | grep -q F || chattr +F "$M/ci" 2>/dev/null ||
 	{ echo "cannot make the big directory casefolded (it is not empty): see fs/README.md"; exit 1; }
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$S/smb.conf" <<CONF
-[global]
-	server role = standalone server
-	interfaces = 127.0.0.1
-	bind interfaces only = yes
-	smb ports = $port
-	disable netbios = yes
-	private dir = $S/private
-	lock directory = $S/lock
-	state directory = $S/state
-	cache directory = $S/cache
-	pid directory = $S/run
-	ncalrpc dir = $S/ncalrpc
-	log file = $S/log/%m
-	log level = 0
-	server min protocol = SMB2
-	passdb backend = tdbsam:$S/private/passdb.tdb
-	usershare max shares = 0
-	map to guest = Bad User
-	load printers = no
-	printcap name = /dev/null
-	disable spoolss = yes
+mkdir -p "$S"
+{ tests/clients/smb-private "$S" && cat <<CONF; } >"$S/smb.conf" || exit 1
 [cfs]
 	path = $M
 	guest ok = yes
@@ -75,6 +52,7 @@ cat >"$S/smb.conf" <<CONF
 	force user = root
 	case sensitive = no
 CONF
+port=$(cat "$S/port")
 smbd --foreground -s "$S/smb.conf" >"$S/smbd.out" 2>&1 &
 SMBD=$!
 smb() { timeout 600 smbclient -s "$S/smb.conf" -p "$port" -N "//127.0.0.1/$1" -c "$2" >/dev/null 2>&1; }

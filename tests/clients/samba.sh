@@ -17,30 +17,8 @@ echo report >"$C/Report.TXT"
 mkdir "$C/Docs" && echo notes >"$C/Docs/Notes.md"
 
 S=$T/samba
-mkdir -p "$S/private" "$S/lock" "$S/state" "$S/cache" "$S/run" "$S/ncalrpc" "$S/log"
-chmod 700 "$S/private"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$S/smb.conf" <<CONF
-[global]
-	server role = standalone server
-	interfaces = 127.0.0.1
-	bind interfaces only = yes
-	smb ports = $port
-	disable netbios = yes
-	server min protocol = SMB2
-	private dir = $S/private
-	lock directory = $S/lock
-	state directory = $S/state
-	cache directory = $S/cache
-	pid directory = $S/run
-	ncalrpc dir = $S/ncalrpc
-	log file = $S/log/%m
-	passdb backend = tdbsam:$S/private/passdb.tdb
-	map to guest = Bad User
-	load printers = no
-	printcap name = /dev/null
-	disable spoolss = yes
-	usershare max shares = 0
+mkdir -p "$S"
+{ "$CF_ROOT/tests/clients/smb-private" "$S" && cat <<CONF; } >"$S/smb.conf" || fail "smb.conf"
 [share]
 	path = $C
 	read only = no
@@ -55,6 +33,7 @@ SMBD_PID=$!
 stop_smbd() { kill "$SMBD_PID" 2>/dev/null && wait "$SMBD_PID" 2>/dev/null; }
 at_exit stop_smbd
 
+port=$(cat "$S/port")
 smb() { timeout 20 smbclient -s "$S/smb.conf" -p "$port" -N "//127.0.0.1/share" -c "$1" 2>&1; }
 for _ in $(seq 100); do
 	smb ls >/dev/null && break
