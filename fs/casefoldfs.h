@@ -7,7 +7,8 @@
  *   super.c     the superblock record at the backing root (format there)
  *   names.c     the naming rule of a directory; the only caller of libcasefold
  *   dirindex.c  per-directory index of stored names keyed by name hash
- *   inode.c     the inode table: backing O_PATH fds, lookup/forget counts
+ *   inode.c     the node table: locators, lookup/forget counts
+ *   fdcache.c   the bounded cache of backing descriptors
  *   dir.c       the casefold flag and name resolution inside one directory
  *   ops_dir.c   namespace operations (lookup, create, rename, readdir, ...)
  *   ops_file.c  operations on one object (attributes, I/O, xattrs)
@@ -15,7 +16,8 @@
  *   dcache.c    what the kernel may cache, and when it must forget
  *
  * Locking, outermost first: a directory's lock (two directories: lower
- * address first), then the inode table lock.  No lock is held while talking
+ * address first), then the table lock, which is never held across a
+ * system call that can block on the backing filesystem.  No lock is held while talking
  * to the kernel, so the kernel can never wait on us while we wait on it.
  */
 #ifndef CASEFOLDFS_H
@@ -42,6 +44,8 @@
 #define CFS_XATTR_PREFIX "trusted.casefoldfs."
 /* Except this one, read-only on directories: the index's statistics. */
 #define CFS_INDEX_XATTR "trusted.casefoldfs.index"
+/* And this one, read-only on the root: the node table's figures. */
+#define CFS_STATS_XATTR "trusted.casefoldfs.stats"
 
 /* The longest name a directory entry may have, as on ext4. */
 #define CFS_NAME_MAX 255
@@ -63,21 +67,50 @@ struct cfs_options {
 
 struct cfs_dirindex;
 
-struct cfs_inode {
-	int fd;          /* O_PATH|O_NOFOLLOW on the backing object; immutable */
-	dev_t dev;       /* backing identity: immutable */
-	ino_t ino;
-	mode_t type;     /* S_IFMT bits: immutable */
-
-	uint64_t nlookup;       /* kernel references; table lock */
-	struct cfs_inode *next; /* hash chain; table lock */
-
+/* What only a directory node has. */
+struct cfs_dir {
 	pthread_mutex_t lock;   /* the directory lock: fields below, and
 				   every change to this directory's entries */
+	int fd;                 /* backing descriptor, pinned by dir_lock; lock */
 	bool casefold;          /* +F, mirrors CFS_FLAG_XATTR; lock */
+	bool gone_reported;     /* removed behind our back, and logged; lock */
 	struct timespec flag_ctime; /* backing ctime when casefold was read; lock */
 	struct cfs_dirindex *index; /* NULL until first needed; lock */
-	bool gone_reported;     /* removed behind our back, and logged; lock */
+};
+
+/*
+ * A node: one backing object the kernel remembers.  It holds no descriptor
+ * of its own, only a locator to reopen its object with: a file handle, or
+ * (handle_len 0) the parent node and the name last seen there.  See
+ * fs/README.md, "Nodes and descriptors".  Fields marked "table" are under
+ * fs->table_lock.
+ */
+struct cfs_inode {
+	struct cfs_inode *next;   /* hash chain; table */
+	struct cfs_dir *d;        /* directories only; immutable */
+	struct cfs_inode *parent; /* path locator; table */
+	char *name;               /* path locator; table */
+	uint64_t nlookup;         /* kernel references; table */
+	dev_t dev;                /* backing identity: immutable */
+	ino_t ino;
+	int fd;                   /* cached or held descriptor, or -1; table */
+	int32_t slot;             /* place in the cache, CFS_SLOT_*; table */
+	uint32_t pins;            /* operations using fd or reopening; table */
+	uint32_t children;        /* path locators naming this as parent; table */
+	mode_t type;              /* S_IFMT bits: immutable */
+	bool used;                /* CLOCK: pinned since the hand last passed; table */
+	uint8_t handle_len;       /* bytes of handle; 0: path locator */
+	int handle_type;          /* file handle: immutable */
+	unsigned char handle[];
+};
+
+#define CFS_SLOT_NONE (-1)  /* no descriptor */
+#define CFS_SLOT_HELD (-2)  /* descriptor held until forgotten, not cached */
+
+/* The descriptor cache (fdcache.c): slots of nodes with a cached fd. */
+struct cfs_fdcache {
+	struct cfs_inode **slot;  /* table lock */
+	uint32_t cap, used, hand;
 };
 
 /* How positive entries in non-exact directories are cached (dcache.c). */
@@ -97,14 +130,20 @@ struct cfs {
 	uint64_t hash_key[2];       /* secret per mount: index hashes (getrandom) */
 	double attr_timeout;
 	double entry_timeout;       /* positive entries in CFS_EXACT dirs */
+	bool use_handles;           /* file handles work for the root's mount */
+	int mount_id;               /* the root's, from name_to_handle_at */
+	int mount_fd;               /* the root, not O_PATH: open_by_handle_at */
 	struct cfs_inode root;
+	struct cfs_dir root_dir;
 
 	_Atomic int dcache_mode;    /* CFS_DCACHE_*: set once by the probe */
 
-	pthread_mutex_t table_lock; /* the inode table below */
+	pthread_mutex_t table_lock; /* nodes: table, counts, locators, cache */
 	struct cfs_inode **table;   /* table lock */
 	size_t table_size;          /* buckets; table lock */
-	size_t table_count;         /* inodes, root excluded; table lock */
+	size_t table_count;         /* nodes, root excluded; table lock */
+	size_t held_count;          /* descriptors held outside the cache; table lock */
+	struct cfs_fdcache fdc;     /* table lock */
 };
 
 /* super.c */
@@ -138,16 +177,37 @@ void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st);
 int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len);
 
 /* inode.c */
-int inode_table_init(struct cfs *fs, int rootfd);
+int inode_table_init(struct cfs *fs, int rootfd, bool handles, uint32_t fd_cache);
 void inode_table_destroy(struct cfs *fs);
 struct cfs_inode *inode_get(struct cfs *fs, fuse_ino_t ino);
 fuse_ino_t inode_id(struct cfs *fs, struct cfs_inode *in);
-int inode_acquire(struct cfs *fs, int fd, const struct stat *st, struct cfs_inode **out);
+int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *name,
+		 struct stat *st, struct cfs_inode **out);
 void inode_forget(struct cfs *fs, struct cfs_inode *in, uint64_t n);
-void inode_procpath(const struct cfs_inode *in, char buf[static 64]);
+void inode_hold_name(struct cfs *fs, int dfd, const char *name);
+int inode_reopen(struct cfs *fs, struct cfs_inode *in);
+void inode_moved(struct cfs *fs, const struct stat *st, struct cfs_inode *ndir,
+		 const char *name);
+void inode_put(struct cfs *fs, struct cfs_inode *in);
+int inode_stats(struct cfs *fs, char *buf, size_t len);
+void fd_procpath(int fd, char buf[static 32]);
+
+/* fdcache.c */
+int fdcache_init(struct cfs_fdcache *c, uint32_t cap);
+void fdcache_destroy(struct cfs_fdcache *c);
+int inode_pin(struct cfs *fs, struct cfs_inode *in);
+void inode_unpin(struct cfs *fs, struct cfs_inode *in, int fd);
+int fdcache_install(struct cfs *fs, struct cfs_inode *in, int fd);
+void fdcache_remove(struct cfs *fs, struct cfs_inode *in);
+int inode_hold(struct cfs *fs, struct cfs_inode *in);
 
 /* dir.c */
-int dir_load_flag(struct cfs_inode *dir);
+int dir_init(struct cfs_dir *d, int fd);
+void dir_fini(struct cfs_dir *d);
+int dir_lock(struct cfs *fs, struct cfs_inode *dir);
+void dir_unlock(struct cfs *fs, struct cfs_inode *dir);
+int dir_lock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b);
+void dir_unlock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b);
 int dir_store_flag(struct cfs_inode *dir, bool on);
 int dir_check_flag(struct cfs_inode *dir);
 enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir);
@@ -156,8 +216,6 @@ int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len
 void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name);
 void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name);
 int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir);
-void dir_lock2(struct cfs_inode *a, struct cfs_inode *b);
-void dir_unlock2(struct cfs_inode *a, struct cfs_inode *b);
 
 /* dcache.c */
 double dcache_entry_timeout(struct cfs *fs, enum cfs_rule rule, const char *given,

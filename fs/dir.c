@@ -18,80 +18,45 @@
 #include "casefoldfs.h"
 
 /*
- * Reads the flag (dir->lock held, or dir not yet shared).  The ctime taken
+ * Reads the flag of the directory open as fd into d.  The ctime taken
  * first lets dir_resolve notice a flag set or cleared in the backing tree.
  */
-int dir_load_flag(struct cfs_inode *dir)
+static int load_flag(struct cfs_dir *d, int fd)
 {
-	char path[64], value[8];
+	char path[32], value[8];
 	struct stat st;
 
-	if (fstat(dir->fd, &st) < 0)
+	if (fstat(fd, &st) < 0)
 		return -errno;
-	dir->flag_ctime = st.st_ctim;
-	inode_procpath(dir, path);
+	d->flag_ctime = st.st_ctim;
+	fd_procpath(fd, path);
 	if (getxattr(path, CFS_FLAG_XATTR, value, sizeof(value)) >= 0)
-		dir->casefold = true;
+		d->casefold = true;
 	else if (errno == ENODATA || errno == ENOTSUP)
-		dir->casefold = false;
+		d->casefold = false;
 	else
 		return -errno;
 	return 0;
 }
 
-/* Caller holds dir->lock and has checked that the directory is empty. */
-int dir_store_flag(struct cfs_inode *dir, bool on)
+/* A directory node's own state, for the directory open as fd. */
+int dir_init(struct cfs_dir *d, int fd)
 {
-	char path[64];
-	struct stat st;
+	int err = load_flag(d, fd);
 
-	inode_procpath(dir, path);
-	if (on ? setxattr(path, CFS_FLAG_XATTR, "1", 1, 0) < 0
-	       : removexattr(path, CFS_FLAG_XATTR) < 0 && errno != ENODATA)
-		return -errno;
-	dir->casefold = on;
-	if (fstat(dir->fd, &st) == 0)
-		dir->flag_ctime = st.st_ctim;
-	/* The rule changed: an index built under the old one is meaningless. */
-	dirindex_free(dir->index);
-	dir->index = NULL;
+	if (err < 0)
+		return err;
+	pthread_mutex_init(&d->lock, NULL);
+	d->fd = -1;
+	d->gone_reported = false;
+	d->index = NULL;
 	return 0;
 }
 
-/* Caller holds dir->lock. */
-enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir)
+void dir_fini(struct cfs_dir *d)
 {
-	return names_rule(fs, dir->casefold);
-}
-
-/*
- * Rereads the flag when the backing directory's ctime moved since it was
- * read: someone may have set or cleared it in the backing tree directly.
- */
-static int revalidate_flag(struct cfs_inode *dir, const struct stat *st)
-{
-	bool was = dir->casefold;
-	int err;
-
-	if (st->st_ctim.tv_sec == dir->flag_ctime.tv_sec &&
-	    st->st_ctim.tv_nsec == dir->flag_ctime.tv_nsec)
-		return 0;
-	err = dir_load_flag(dir);
-	if (err == 0 && dir->casefold != was) {
-		dirindex_free(dir->index);
-		dir->index = NULL;
-	}
-	return err;
-}
-
-/* The flag as the backing tree has it now (dir->lock held). */
-int dir_check_flag(struct cfs_inode *dir)
-{
-	struct stat st;
-
-	if (fstat(dir->fd, &st) < 0)
-		return -errno;
-	return revalidate_flag(dir, &st);
+	dirindex_free(d->index);
+	pthread_mutex_destroy(&d->lock);
 }
 
 /*
@@ -100,27 +65,139 @@ int dir_check_flag(struct cfs_inode *dir)
  */
 static int report_gone(struct cfs_inode *dir)
 {
-	if (!dir->gone_reported)
+	if (!dir->d->gone_reported)
 		fuse_log(FUSE_LOG_WARNING, "casefoldfs: directory (inode %lu) was removed from the "
 			 "backing tree behind our back\n", (unsigned long)dir->ino);
-	dir->gone_reported = true;
+	dir->d->gone_reported = true;
 	return -ENOENT;
 }
 
-/* Creates the index of dir, whose attributes are st (dir->lock held). */
-static int build_index(const struct cfs *fs, struct cfs_inode *dir, enum cfs_rule rule,
-		       const struct stat *st)
+/*
+ * Pins the directory's descriptor (dir->d->fd until dir_unlock) and takes
+ * its lock.  A directory whose object is gone is ENOENT, as on ext4.
+ */
+int dir_lock(struct cfs *fs, struct cfs_inode *dir)
 {
-	if (dir->index)
-		return 0;
-	dir->index = dirindex_new();
-	if (!dir->index)
-		return -ENOMEM;
-	return dirindex_refresh(dir->index, fs, rule, dir, st);
+	int fd;
+
+	if (!dir->d)
+		return -ENOTDIR;
+	fd = inode_pin(fs, dir);
+	pthread_mutex_lock(&dir->d->lock);
+	if (fd == -ESTALE)
+		fd = report_gone(dir);
+	if (fd < 0) {
+		pthread_mutex_unlock(&dir->d->lock);
+		return fd;
+	}
+	dir->d->fd = fd;
+	return 0;
+}
+
+void dir_unlock(struct cfs *fs, struct cfs_inode *dir)
+{
+	int fd = dir->d->fd;
+
+	dir->d->fd = -1;
+	pthread_mutex_unlock(&dir->d->lock);
+	inode_unpin(fs, dir, fd);
+}
+
+/* Locks two directories (or one) in a fixed order: lower address first. */
+int dir_lock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b)
+{
+	struct cfs_inode *first = (uintptr_t)a < (uintptr_t)b ? a : b;
+	struct cfs_inode *second = first == a ? b : a;
+	int err;
+
+	if (a == b)
+		return dir_lock(fs, a);
+	err = dir_lock(fs, first);
+	if (err == 0 && (err = dir_lock(fs, second)) < 0)
+		dir_unlock(fs, first);
+	return err;
+}
+
+void dir_unlock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b)
+{
+	dir_unlock(fs, a);
+	if (a != b)
+		dir_unlock(fs, b);
+}
+
+/* Caller holds dir's lock and has checked that the directory is empty. */
+int dir_store_flag(struct cfs_inode *dir, bool on)
+{
+	struct cfs_dir *d = dir->d;
+	char path[32];
+	struct stat st;
+
+	fd_procpath(d->fd, path);
+	if (on ? setxattr(path, CFS_FLAG_XATTR, "1", 1, 0) < 0
+	       : removexattr(path, CFS_FLAG_XATTR) < 0 && errno != ENODATA)
+		return -errno;
+	d->casefold = on;
+	if (fstat(d->fd, &st) == 0)
+		d->flag_ctime = st.st_ctim;
+	/* The rule changed: an index built under the old one is meaningless. */
+	dirindex_free(d->index);
+	d->index = NULL;
+	return 0;
+}
+
+/* Caller holds dir's lock. */
+enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir)
+{
+	return names_rule(fs, dir->d->casefold);
 }
 
 /*
- * Finds the stored name for name in dir (caller holds dir->lock): the exact
+ * Rereads the flag when the backing directory's ctime moved since it was
+ * read: someone may have set or cleared it in the backing tree directly.
+ */
+static int revalidate_flag(struct cfs_inode *dir, const struct stat *st)
+{
+	struct cfs_dir *d = dir->d;
+	bool was = d->casefold;
+	int err;
+
+	if (st->st_ctim.tv_sec == d->flag_ctime.tv_sec &&
+	    st->st_ctim.tv_nsec == d->flag_ctime.tv_nsec)
+		return 0;
+	err = load_flag(d, d->fd);
+	if (err == 0 && d->casefold != was) {
+		dirindex_free(d->index);
+		d->index = NULL;
+	}
+	return err;
+}
+
+/* The flag as the backing tree has it now (dir's lock held). */
+int dir_check_flag(struct cfs_inode *dir)
+{
+	struct stat st;
+
+	if (fstat(dir->d->fd, &st) < 0)
+		return -errno;
+	return revalidate_flag(dir, &st);
+}
+
+/* Creates the index of dir, whose attributes are st (dir's lock held). */
+static int build_index(const struct cfs *fs, struct cfs_inode *dir, enum cfs_rule rule,
+		       const struct stat *st)
+{
+	struct cfs_dir *d = dir->d;
+
+	if (d->index)
+		return 0;
+	d->index = dirindex_new();
+	if (!d->index)
+		return -ENOMEM;
+	return dirindex_refresh(d->index, fs, rule, dir, st);
+}
+
+/*
+ * Finds the stored name for name in dir (caller holds dir's lock): the exact
  * bytes first, as Linux's generic_ci_match does, then the index.  The index
  * is revalidated first whenever it exists, so that the mutating operation
  * that follows a resolve never stamps an index that was already stale.
@@ -129,11 +206,12 @@ static int build_index(const struct cfs *fs, struct cfs_inode *dir, enum cfs_rul
  */
 int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored)
 {
+	struct cfs_dir *d = dir->d;
 	enum cfs_rule rule;
 	struct stat st, dst;
 	int err;
 
-	if (fstat(dir->fd, &dst) < 0)
+	if (fstat(d->fd, &dst) < 0)
 		return -errno;
 	if (dst.st_nlink == 0)
 		return report_gone(dir);
@@ -144,10 +222,10 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 	err = names_check_lookup(fs, rule, name);
 	if (err < 0)
 		return err;
-	if (dir->index && (err = dirindex_refresh(dir->index, fs, rule, dir, &dst)) < 0)
+	if (d->index && (err = dirindex_refresh(d->index, fs, rule, dir, &dst)) < 0)
 		return err;
 	if (!super_hidden(fs, dir, name)) {
-		if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			strcpy(stored, name);
 			return 0;
 		}
@@ -159,11 +237,11 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 	err = build_index(fs, dir, rule, &dst);
 	if (err < 0)
 		return err;
-	return dirindex_find(dir->index, fs, rule, name, stored);
+	return dirindex_find(d->index, fs, rule, name, stored);
 }
 
 /*
- * Statistics of the directory's index (dir->lock not held), built if
+ * Statistics of the directory's index (dir's lock not held), built if
  * needed: the text of CFS_INDEX_XATTR.  Returns its length, -ENODATA for a
  * directory whose rule needs no index, or another -errno.
  */
@@ -171,25 +249,26 @@ int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len
 {
 	enum cfs_rule rule;
 	struct stat st;
-	int err;
+	int err = dir_lock(fs, dir);
 
-	pthread_mutex_lock(&dir->lock);
-	err = fstat(dir->fd, &st) < 0 ? -errno : revalidate_flag(dir, &st);
+	if (err < 0)
+		return err;
+	err = fstat(dir->d->fd, &st) < 0 ? -errno : revalidate_flag(dir, &st);
 	rule = dir_rule(fs, dir);
 	if (err == 0 && rule == CFS_EXACT)
 		err = -ENODATA;
-	if (err == 0 && dir->index)
-		err = dirindex_refresh(dir->index, fs, rule, dir, &st);
+	if (err == 0 && dir->d->index)
+		err = dirindex_refresh(dir->d->index, fs, rule, dir, &st);
 	if (err == 0)
 		err = build_index(fs, dir, rule, &st);
 	if (err == 0)
-		err = dirindex_stats(dir->index, buf, len);
-	pthread_mutex_unlock(&dir->lock);
+		err = dirindex_stats(dir->d->index, buf, len);
+	dir_unlock(fs, dir);
 	return err;
 }
 
 /*
- * After the daemon changed dir's entries (dir->lock held, held since the
+ * After the daemon changed dir's entries (dir's lock held, held since the
  * dir_resolve that revalidated flag and index): the new mtime and ctime are
  * ours, not a sign of an outside change, so neither the index nor the flag
  * needs reading again.  A change made behind our back between our own change
@@ -200,26 +279,26 @@ static void restamp(struct cfs_inode *dir)
 {
 	struct stat st;
 
-	if (fstat(dir->fd, &st) < 0)
+	if (fstat(dir->d->fd, &st) < 0)
 		return;
-	dir->flag_ctime = st.st_ctim;
-	if (dir->index)
-		dirindex_stamp(dir->index, &st);
+	dir->d->flag_ctime = st.st_ctim;
+	if (dir->d->index)
+		dirindex_stamp(dir->d->index, &st);
 }
 
-/* After name was created in dir through the mount (dir->lock held). */
+/* After name was created in dir through the mount (dir's lock held). */
 void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name)
 {
-	if (dir->index)
-		dirindex_add(dir->index, fs, dir_rule(fs, dir), name);
+	if (dir->d->index)
+		dirindex_add(dir->d->index, fs, dir_rule(fs, dir), name);
 	restamp(dir);
 }
 
-/* After name was removed from dir through the mount (dir->lock held). */
+/* After name was removed from dir through the mount (dir's lock held). */
 void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name)
 {
-	if (dir->index)
-		dirindex_remove(dir->index, fs, dir_rule(fs, dir), name);
+	if (dir->d->index)
+		dirindex_remove(dir->d->index, fs, dir_rule(fs, dir), name);
 	restamp(dir);
 }
 
@@ -230,7 +309,7 @@ int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir)
 	int fd, empty = 1;
 	DIR *dp;
 
-	fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(dir->d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	dp = fdopendir(fd);
@@ -244,25 +323,4 @@ int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir)
 			empty = 0;
 	closedir(dp);
 	return empty;
-}
-
-/* Locks one or two directories in a fixed order (lower address first). */
-void dir_lock2(struct cfs_inode *a, struct cfs_inode *b)
-{
-	if (a == b) {
-		pthread_mutex_lock(&a->lock);
-	} else if ((uintptr_t)a < (uintptr_t)b) {
-		pthread_mutex_lock(&a->lock);
-		pthread_mutex_lock(&b->lock);
-	} else {
-		pthread_mutex_lock(&b->lock);
-		pthread_mutex_lock(&a->lock);
-	}
-}
-
-void dir_unlock2(struct cfs_inode *a, struct cfs_inode *b)
-{
-	pthread_mutex_unlock(&a->lock);
-	if (a != b)
-		pthread_mutex_unlock(&b->lock);
 }

@@ -249,7 +249,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 
 	clear(idx);
 	idx->collisions = idx->unreachable = 0;
-	fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(dir->d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	dp = fdopendir(fd);

@@ -1,16 +1,28 @@
 /*
- * The inode table: one cfs_inode per backing object the kernel knows,
- * found by (st_dev, st_ino) in a chained hash table and freed when the
- * kernel has forgotten every lookup.  A node id is the inode's address; the
- * root is FUSE_ROOT_ID.  Each inode holds an O_PATH|O_NOFOLLOW descriptor,
- * so the object is reached without any path and cannot be swapped.
+ * The node table: one node per backing object the kernel remembers, found
+ * by (st_dev, st_ino) in a chained hash table.  A node id is the node's
+ * address; the root is FUSE_ROOT_ID and keeps its descriptor for good.
+ *
+ * A node holds a locator, not a descriptor (fs/README.md, "Nodes and
+ * descriptors"): a file handle where the backing filesystem gives one and
+ * the daemon may open it, else its parent node and its name there.  It is
+ * freed when the kernel has forgotten every lookup and no operation pins
+ * it and no path locator names it as parent.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "casefoldfs.h"
+
+/* A file handle with room for any filesystem's. */
+union handle_buf {
+	struct file_handle fh;
+	unsigned char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+};
 
 static size_t bucket(const struct cfs *fs, dev_t dev, ino_t ino)
 {
@@ -19,42 +31,140 @@ static size_t bucket(const struct cfs *fs, dev_t dev, ino_t ino)
 	return (size_t)(h ^ h >> 29) & (fs->table_size - 1);
 }
 
-static void init_inode(struct cfs_inode *in, int fd, const struct stat *st)
+/* The handle of the object fd is on, if it can serve as its locator. */
+static int get_handle(const struct cfs *fs, int fd, union handle_buf *h)
 {
-	in->fd = fd;
-	in->dev = st->st_dev;
-	in->ino = st->st_ino;
-	in->type = st->st_mode & S_IFMT;
-	in->nlookup = 1;
-	in->next = NULL;
-	pthread_mutex_init(&in->lock, NULL);
-	in->casefold = false;
-	in->index = NULL;
-	in->gone_reported = false;
+	int mount_id;
+
+	h->fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", &h->fh, &mount_id, AT_EMPTY_PATH) < 0)
+		return -errno;
+	/* Handles open only on the mount they came from: other mounts below
+	 * the root (bind mounts, say) use path locators. */
+	if (mount_id != fs->mount_id || h->fh.handle_bytes > UINT8_MAX)
+		return -EXDEV;
+	return 0;
 }
 
-int inode_table_init(struct cfs *fs, int rootfd)
+/*
+ * Can this daemon open handles of the root's mount?  It needs
+ * CAP_DAC_READ_SEARCH, and a descriptor on the mount that is not O_PATH
+ * (fs->mount_fd, kept open for open_by_handle_at).
+ */
+static bool probe_handles(struct cfs *fs, int rootfd)
 {
+	union handle_buf h;
+	int fd;
+
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(rootfd, "", &h.fh, &fs->mount_id, AT_EMPTY_PATH) < 0)
+		return false;
+	fs->mount_fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fs->mount_fd < 0)
+		return false;
+	fd = open_by_handle_at(fs->mount_fd, &h.fh, O_PATH | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	close(fs->mount_fd);
+	fs->mount_fd = -1;
+	return false;
+}
+
+int inode_table_init(struct cfs *fs, int rootfd, bool handles, uint32_t fd_cache)
+{
+	struct cfs_inode *root = &fs->root;
 	struct stat st;
+	int err;
 
 	if (fstat(rootfd, &st) < 0)
 		return -errno;
+	fs->mount_fd = -1;
+	fs->use_handles = handles && probe_handles(fs, rootfd);
 	fs->table_size = 1024;
 	fs->table_count = 0;
+	fs->held_count = 0;
 	fs->table = calloc(fs->table_size, sizeof(*fs->table));
 	if (!fs->table)
 		return -ENOMEM;
+	err = fdcache_init(&fs->fdc, fd_cache);
+	if (err < 0)
+		return err;
 	pthread_mutex_init(&fs->table_lock, NULL);
-	init_inode(&fs->root, rootfd, &st);
-	return dir_load_flag(&fs->root);
+	memset(root, 0, sizeof(*root));
+	root->dev = st.st_dev;
+	root->ino = st.st_ino;
+	root->type = S_IFDIR;
+	root->fd = rootfd;
+	root->slot = CFS_SLOT_HELD;
+	root->nlookup = 1;
+	root->d = &fs->root_dir;
+	return dir_init(&fs->root_dir, rootfd);
 }
 
-static void free_inode(struct cfs_inode *in)
+/* Frees a node taken out of the table; returns its parent to release. */
+static struct cfs_inode *destroy(struct cfs_inode *in)
 {
-	close(in->fd);
-	dirindex_free(in->index);
-	pthread_mutex_destroy(&in->lock);
+	struct cfs_inode *parent = in->parent;
+
+	if (in->fd >= 0)
+		close(in->fd);
+	if (in->d) {
+		dir_fini(in->d);
+		free(in->d);
+	}
+	free(in->name);
 	free(in);
+	return parent;
+}
+
+/* Unhooks in if nothing needs it any more (table lock held): true if so. */
+static bool unhook_if_unused(struct cfs *fs, struct cfs_inode *in)
+{
+	struct cfs_inode **p;
+
+	if (in == &fs->root || in->nlookup || in->pins || in->children)
+		return false;
+	p = &fs->table[bucket(fs, in->dev, in->ino)];
+	while (*p != in)
+		p = &(*p)->next;
+	*p = in->next;
+	fs->table_count--;
+	if (in->slot >= 0)
+		fdcache_remove(fs, in);
+	else if (in->slot == CFS_SLOT_HELD)
+		fs->held_count--;
+	return true;
+}
+
+/*
+ * Drops one pin from in (or, with in's parent, one child reference) and
+ * frees what is no longer needed, up the chain of path locators.
+ */
+static void release(struct cfs *fs, struct cfs_inode *in, bool pin)
+{
+	while (in) {
+		bool gone;
+
+		pthread_mutex_lock(&fs->table_lock);
+		if (pin)
+			in->pins--;
+		else
+			in->children--;
+		gone = unhook_if_unused(fs, in);
+		pthread_mutex_unlock(&fs->table_lock);
+		if (!gone)
+			return;
+		in = destroy(in);
+		pin = false;
+	}
+}
+
+/* Drops a pin taken without a descriptor (inode_pin's failure path). */
+void inode_put(struct cfs *fs, struct cfs_inode *in)
+{
+	release(fs, in, true);
 }
 
 void inode_table_destroy(struct cfs *fs)
@@ -64,13 +174,16 @@ void inode_table_destroy(struct cfs *fs)
 
 		for (; in; in = next) {
 			next = in->next;
-			free_inode(in);
+			in->parent = NULL;
+			destroy(in);
 		}
 	}
 	free(fs->table);
-	dirindex_free(fs->root.index);
+	fdcache_destroy(&fs->fdc);
+	dir_fini(&fs->root_dir);
 	close(fs->root.fd);
-	pthread_mutex_destroy(&fs->root.lock);
+	if (fs->mount_fd >= 0)
+		close(fs->mount_fd);
 	pthread_mutex_destroy(&fs->table_lock);
 }
 
@@ -121,40 +234,108 @@ static struct cfs_inode *find_locked(struct cfs *fs, dev_t dev, ino_t ino)
 }
 
 /*
- * Takes one kernel reference on the inode for the object that fd (an O_PATH
- * descriptor, consumed) and st describe, creating the inode if needed.
+ * Points a path locator at (dir, name) (table lock held).  Returns the old
+ * parent, whose child reference the caller releases, or NULL.  A failed
+ * allocation keeps the old locator: at worst a later reopen is ESTALE.
  */
-int inode_acquire(struct cfs *fs, int fd, const struct stat *st, struct cfs_inode **out)
+static struct cfs_inode *relocate(struct cfs_inode *in, struct cfs_inode *dir,
+				  const char *name)
 {
-	struct cfs_inode *in, *fresh;
-	int err;
+	struct cfs_inode *old = in->parent;
+	char *copy;
 
+	if (in->handle_len || !old || (old == dir && strcmp(in->name, name) == 0))
+		return NULL;
+	copy = strdup(name);
+	if (!copy)
+		return NULL;
+	free(in->name);
+	in->name = copy;
+	in->parent = dir;
+	dir->children++;
+	return old;
+}
+
+/* A new node for the object fd (consumed on success) is on, as st says. */
+static int new_node(struct cfs *fs, const char *name, int fd,
+		    const struct stat *st, struct cfs_inode **out)
+{
+	union handle_buf h;
+	bool handle = fs->use_handles && get_handle(fs, fd, &h) == 0;
+	size_t len = handle ? h.fh.handle_bytes : 0;
+	struct cfs_inode *in = calloc(1, sizeof(*in) + len);
+
+	if (!in)
+		return -ENOMEM;
+	in->dev = st->st_dev;
+	in->ino = st->st_ino;
+	in->type = st->st_mode & S_IFMT;
+	in->nlookup = 1;
+	in->fd = -1;
+	in->slot = CFS_SLOT_NONE;
+	if (handle) {
+		in->handle_len = (uint8_t)len;
+		in->handle_type = h.fh.handle_type;
+		memcpy(in->handle, h.fh.f_handle, len);
+	} else if (!(in->name = strdup(name))) {
+		free(in);
+		return -ENOMEM;
+	}
+	if (S_ISDIR(st->st_mode)) {
+		int err = (in->d = malloc(sizeof(*in->d))) ? dir_init(in->d, fd) : -ENOMEM;
+
+		if (err < 0) {
+			free(in->d);
+			free(in->name);
+			free(in);
+			return err;
+		}
+	}
+	*out = in;
+	return 0;
+}
+
+/*
+ * Takes one kernel reference on the node of the entry name in dir (whose
+ * descriptor the caller has pinned as dfd), creating the node if needed,
+ * and fills st with the entry's attributes.
+ */
+int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *name,
+		 struct stat *st, struct cfs_inode **out)
+{
+	struct cfs_inode *in, *fresh = NULL, *old = NULL;
+	int fd, err, evicted = -1;
+
+	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
 	pthread_mutex_lock(&fs->table_lock);
 	in = find_locked(fs, st->st_dev, st->st_ino);
 	if (in) {
 		in->nlookup++;
-		pthread_mutex_unlock(&fs->table_lock);
-		close(fd);
+		old = relocate(in, dir, name);
+	}
+	pthread_mutex_unlock(&fs->table_lock);
+	if (in) {
+		if (old)
+			release(fs, old, false);
 		*out = in;
 		return 0;
 	}
-	pthread_mutex_unlock(&fs->table_lock);
 
-	/* Read the flag outside the table lock; a racing twin may win. */
-	fresh = malloc(sizeof(*fresh));
-	if (!fresh) {
+	/* New to us: its identity comes from a descriptor, not the name,
+	 * which could be swapped between two calls. */
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = fstat(fd, st) < 0 ? -errno : new_node(fs, name, fd, st, &fresh);
+	if (err < 0) {
 		close(fd);
-		return -ENOMEM;
-	}
-	init_inode(fresh, fd, st);
-	if (S_ISDIR(st->st_mode) && (err = dir_load_flag(fresh)) < 0) {
-		free_inode(fresh);
 		return err;
 	}
-
 	pthread_mutex_lock(&fs->table_lock);
 	in = find_locked(fs, st->st_dev, st->st_ino);
 	if (in) {
+		/* A racing lookup of another name of the object won. */
 		in->nlookup++;
 	} else {
 		maybe_grow(fs);
@@ -162,11 +343,23 @@ int inode_acquire(struct cfs *fs, int fd, const struct stat *st, struct cfs_inod
 		in->next = fs->table[bucket(fs, in->dev, in->ino)];
 		fs->table[bucket(fs, in->dev, in->ino)] = in;
 		fs->table_count++;
+		if (!in->handle_len) {
+			in->parent = dir;
+			dir->children++;
+		}
+		/* Just looked up: the kernel's next request is likely for it. */
+		evicted = fdcache_install(fs, in, fd);
+		if (in->fd == fd)
+			fd = -1;
 		fresh = NULL;
 	}
 	pthread_mutex_unlock(&fs->table_lock);
 	if (fresh)
-		free_inode(fresh);
+		destroy(fresh);
+	if (fd >= 0)
+		close(fd);
+	if (evicted >= 0)
+		close(evicted);
 	*out = in;
 	return 0;
 }
@@ -175,26 +368,121 @@ void inode_forget(struct cfs *fs, struct cfs_inode *in, uint64_t n)
 {
 	bool gone;
 
-	if (in == &fs->root)
-		return;
 	pthread_mutex_lock(&fs->table_lock);
 	in->nlookup = in->nlookup > n ? in->nlookup - n : 0;
-	gone = in->nlookup == 0;
-	if (gone) {
-		struct cfs_inode **p = &fs->table[bucket(fs, in->dev, in->ino)];
+	gone = unhook_if_unused(fs, in);
+	pthread_mutex_unlock(&fs->table_lock);
+	if (gone && (in = destroy(in)))
+		release(fs, in, false);
+}
 
-		while (*p != in)
-			p = &(*p)->next;
-		*p = in->next;
-		fs->table_count--;
+/*
+ * Reopens a node's object from its locator (the caller pins in): an O_PATH
+ * descriptor, or -ESTALE when the object is gone or the locator now leads
+ * to another one.
+ */
+int inode_reopen(struct cfs *fs, struct cfs_inode *in)
+{
+	char name[CFS_NAME_MAX + 1];
+	struct cfs_inode *parent;
+	struct stat st;
+	int fd, pfd;
+
+	if (in->handle_len) {
+		union handle_buf h;
+
+		h.fh.handle_bytes = in->handle_len;
+		h.fh.handle_type = in->handle_type;
+		memcpy(h.fh.f_handle, in->handle, in->handle_len);
+		fd = open_by_handle_at(fs->mount_fd, &h.fh, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT ? -ESTALE : -errno;
+		return fd;
+	}
+	pthread_mutex_lock(&fs->table_lock);
+	parent = in->parent;
+	if (parent) {
+		parent->pins++;  /* alive until we are done, whatever renames do */
+		snprintf(name, sizeof(name), "%s", in->name);
 	}
 	pthread_mutex_unlock(&fs->table_lock);
-	if (gone)
-		free_inode(in);
+	if (!parent)
+		return -ESTALE;
+	pfd = inode_pin(fs, parent);
+	inode_put(fs, parent);
+	if (pfd < 0)
+		return pfd;
+	fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	inode_unpin(fs, parent, pfd);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ESTALE : -errno;
+	if (fstat(fd, &st) < 0 || st.st_dev != in->dev || st.st_ino != in->ino ||
+	    (st.st_mode & S_IFMT) != in->type) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/*
+ * After the daemon renamed the object st describes to name in ndir: a path
+ * locator follows it.
+ */
+void inode_moved(struct cfs *fs, const struct stat *st, struct cfs_inode *ndir,
+		 const char *name)
+{
+	struct cfs_inode *in, *old = NULL;
+
+	pthread_mutex_lock(&fs->table_lock);
+	in = find_locked(fs, st->st_dev, st->st_ino);
+	if (in)
+		old = relocate(in, ndir, name);
+	pthread_mutex_unlock(&fs->table_lock);
+	if (old)
+		release(fs, old, false);
+}
+
+/*
+ * Before the daemon removes the entry name of the directory dfd: if the
+ * kernel still remembers its object, the node keeps a descriptor to it,
+ * since neither the name nor (on some filesystems) the handle will reach
+ * it afterwards.
+ */
+void inode_hold_name(struct cfs *fs, int dfd, const char *name)
+{
+	struct cfs_inode *in;
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	pthread_mutex_lock(&fs->table_lock);
+	in = find_locked(fs, st.st_dev, st.st_ino);
+	if (in && in != &fs->root && in->slot != CFS_SLOT_HELD)
+		in->pins++;
+	else
+		in = NULL;
+	pthread_mutex_unlock(&fs->table_lock);
+	if (!in)
+		return;
+	inode_hold(fs, in);
+	inode_put(fs, in);
+}
+
+/* The node table's figures: the text of CFS_STATS_XATTR. */
+int inode_stats(struct cfs *fs, char *buf, size_t len)
+{
+	int n;
+
+	pthread_mutex_lock(&fs->table_lock);
+	n = snprintf(buf, len, "nodes %zu fds %u held %zu fd_cache %u handles %s",
+		     fs->table_count, fs->fdc.used, fs->held_count, fs->fdc.cap,
+		     fs->use_handles ? "yes" : "no");
+	pthread_mutex_unlock(&fs->table_lock);
+	return n < 0 || (size_t)n >= len ? -ERANGE : n;
 }
 
 /* /proc/self/fd/N: reopens the exact object an O_PATH descriptor holds. */
-void inode_procpath(const struct cfs_inode *in, char buf[static 64])
+void fd_procpath(int fd, char buf[static 32])
 {
-	snprintf(buf, 64, "/proc/self/fd/%d", in->fd);
+	snprintf(buf, 32, "/proc/self/fd/%d", fd);
 }

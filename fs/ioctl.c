@@ -20,25 +20,41 @@
 
 #include "casefoldfs.h"
 
-/* A real descriptor on the backing object, for ioctls O_PATH cannot do. */
-static int open_backing(const struct cfs_inode *in)
+/*
+ * A real descriptor on the backing object, for ioctls O_PATH cannot do:
+ * the descriptor or -errno (-ENOTTY: an object without inode flags).
+ */
+static int open_backing(struct cfs *fs, struct cfs_inode *in)
 {
-	char path[64];
+	char path[32];
+	int pfd, fd, err;
 
 	if (!S_ISREG(in->type) && !S_ISDIR(in->type))
 		return -ENOTTY;
-	inode_procpath(in, path);
-	return open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	pfd = inode_pin(fs, in);
+	if (pfd < 0)
+		return pfd;
+	fd_procpath(pfd, path);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	err = errno;
+	inode_unpin(fs, in, pfd);
+	return fd < 0 ? -err : fd;
 }
 
-/* The backing object's flags without the casefold bit; 0 if it has none. */
-static int backing_flags(const struct cfs_inode *in, unsigned int *flags)
+/*
+ * The backing object's flags without the casefold bit: 0 where the backing
+ * filesystem has none, but any other failure is an error — a change judged
+ * against flags that could not be read could drop +i or +a unchecked.
+ */
+static int backing_flags(struct cfs *fs, struct cfs_inode *in, unsigned int *flags)
 {
-	int fd = open_backing(in), v = 0, err = 0;
+	int fd = open_backing(fs, in), v = 0, err = 0;
 
 	*flags = 0;
-	if (fd < 0)
+	if (fd == -ENOTTY)
 		return 0;
+	if (fd < 0)
+		return fd;
 	if (ioctl(fd, FS_IOC_GETFLAGS, &v) < 0)
 		err = errno == ENOTTY || errno == EOPNOTSUPP ? 0 : -errno;
 	close(fd);
@@ -46,28 +62,31 @@ static int backing_flags(const struct cfs_inode *in, unsigned int *flags)
 	return err;
 }
 
-static int set_backing_flags(const struct cfs_inode *in, unsigned int flags)
+static int set_backing_flags(struct cfs *fs, struct cfs_inode *in, unsigned int flags)
 {
-	int fd = open_backing(in), v = (int)flags, err = 0;
+	int fd = open_backing(fs, in), v = (int)flags, err = 0;
 
 	if (fd < 0)
-		return errno == ENOTTY ? -EOPNOTSUPP : -errno;
+		return fd == -ENOTTY ? -EOPNOTSUPP : fd;
 	if (ioctl(fd, FS_IOC_SETFLAGS, &v) < 0)
 		err = errno == ENOTTY ? -EOPNOTSUPP : -errno;
 	close(fd);
 	return err;
 }
 
-static int get_flags(struct cfs_inode *in, unsigned int *flags)
+static int get_flags(struct cfs *fs, struct cfs_inode *in, unsigned int *flags)
 {
-	int err = backing_flags(in, flags);
+	int err = backing_flags(fs, in, flags);
 
-	pthread_mutex_lock(&in->lock);
-	if (err == 0 && S_ISDIR(in->type))
-		err = dir_check_flag(in);
-	if (in->casefold)
+	if (err < 0 || !in->d)
+		return err;
+	err = dir_lock(fs, in);
+	if (err < 0)
+		return err;
+	err = dir_check_flag(in);
+	if (in->d->casefold)
 		*flags |= CFS_CASEFOLD_FL;
-	pthread_mutex_unlock(&in->lock);
+	dir_unlock(fs, in);
 	return err;
 }
 
@@ -75,7 +94,7 @@ static int change_casefold(struct cfs *fs, struct cfs_inode *in, bool on)
 {
 	int r;
 
-	if (!fs->has_encoding || !S_ISDIR(in->type))
+	if (!fs->has_encoding || !in->d)
 		return -EOPNOTSUPP;
 	r = dir_is_empty(fs, in);
 	if (r < 0)
@@ -90,23 +109,28 @@ static int set_flags(struct cfs *fs, struct cfs_inode *in, unsigned int flags)
 {
 	bool on = flags & CFS_CASEFOLD_FL;
 	unsigned int old;
-	int err = backing_flags(in, &old);
+	int err = backing_flags(fs, in, &old);
 
-	pthread_mutex_lock(&in->lock);
-	if (err == 0 && S_ISDIR(in->type))
+	if (err < 0)
+		return err;
+	if (!in->d) {
+		if (on)
+			return -EOPNOTSUPP;
+	} else if ((err = dir_lock(fs, in)) == 0) {
 		err = dir_check_flag(in);
-	if (err == 0 && on != in->casefold)
-		err = change_casefold(fs, in, on);
-	pthread_mutex_unlock(&in->lock);
+		if (err == 0 && on != in->d->casefold)
+			err = change_casefold(fs, in, on);
+		dir_unlock(fs, in);
+	}
 	if (err == 0 && (flags & ~CFS_CASEFOLD_FL) != old)
-		err = set_backing_flags(in, flags & ~CFS_CASEFOLD_FL);
+		err = set_backing_flags(fs, in, flags & ~CFS_CASEFOLD_FL);
 	return err;
 }
 
 /* Project quota fields and xflags come from the backing object if it has them. */
-static void get_fsxattr(const struct cfs_inode *in, struct fsxattr *fa)
+static void get_fsxattr(struct cfs *fs, struct cfs_inode *in, struct fsxattr *fa)
 {
-	int fd = open_backing(in);
+	int fd = open_backing(fs, in);
 
 	memset(fa, 0, sizeof(*fa));
 	if (fd < 0)
@@ -136,7 +160,7 @@ void cfs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	case FS_IOC_GETFLAGS:
 		if (out_bufsz < sizeof(v))
 			break;
-		err = get_flags(in, &v);
+		err = get_flags(fs, in, &v);
 		if (err < 0)
 			fuse_reply_err(req, -err);
 		else
@@ -155,7 +179,7 @@ void cfs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	case FS_IOC_FSGETXATTR:
 		if (out_bufsz < sizeof(fa))
 			break;
-		get_fsxattr(in, &fa);
+		get_fsxattr(fs, in, &fa);
 		fuse_reply_ioctl(req, 0, &fa, sizeof(fa));
 		return;
 	default:

@@ -30,6 +30,8 @@ struct cli {
 	int keep_ignorables;
 	int normalize_all;
 	int noepoch;            /* never rely on FUSE_NOTIFY_INC_EPOCH */
+	int nohandles;          /* path locators only (fs/README.md) */
+	unsigned fd_cache;      /* -o fd_cache=N; 0: the default */
 };
 
 enum { KEY_CASEFOLD_BARE };
@@ -41,6 +43,8 @@ static const struct fuse_opt cli_spec[] = {
 	{ "keep_ignorables", offsetof(struct cli, keep_ignorables), 1 },
 	{ "normalize_all", offsetof(struct cli, normalize_all), 1 },
 	{ "noepoch", offsetof(struct cli, noepoch), 1 },
+	{ "nohandles", offsetof(struct cli, nohandles), 1 },
+	{ "fd_cache=%u", offsetof(struct cli, fd_cache), 0 },
 	FUSE_OPT_END
 };
 
@@ -59,6 +63,25 @@ static int cli_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		return 0;
 	}
 	return 1;
+}
+
+/*
+ * The descriptor cache's capacity: as asked, or 4,096, but never more than
+ * a quarter of RLIMIT_NOFILE, so that open files and directory streams,
+ * which the cache does not bound, keep most of the descriptors.
+ */
+#define FD_CACHE_DEFAULT 4096
+#define FD_CACHE_MIN 16
+
+static uint32_t fd_cache_size(unsigned asked)
+{
+	uint64_t cap = asked ? asked : FD_CACHE_DEFAULT;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    cap > rl.rlim_cur / 4)
+		cap = rl.rlim_cur / 4;
+	return cap < FD_CACHE_MIN ? FD_CACHE_MIN : (uint32_t)cap;
 }
 
 /* Settles the options from the superblock and the command line. */
@@ -103,7 +126,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	fs->attr_timeout = 1.0;
 	fs->entry_timeout = 1.0;
 	atomic_init(&fs->dcache_mode, cli->noepoch ? CFS_DCACHE_ZERO : CFS_DCACHE_PROBE);
-	r = inode_table_init(fs, rootfd);
+	r = inode_table_init(fs, rootfd, !cli->nohandles, fd_cache_size(cli->fd_cache));
 	if (r < 0) {
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, strerror(-r));
 		return -1;
@@ -128,7 +151,7 @@ static int add_mount_options(struct fuse_args *args, const char *backing)
 	return fuse_opt_add_arg(args, opts);
 }
 
-/* Every inode the kernel knows holds a descriptor: allow as many as we may. */
+/* Open files take descriptors beyond the cache's: allow as many as we may. */
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -248,13 +271,13 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli.backing, strerror(errno));
 		goto out;
 	}
+	raise_fd_limit();
 	if (setup_fs(&fs, &cli, rootfd) < 0) {
 		close(rootfd);
 		goto out;
 	}
 	/* Modes arrive with the caller's umask applied; ours must not apply twice. */
 	umask(0);
-	raise_fd_limit();
 	if (add_mount_options(&args, cli.backing) == 0)
 		ret = run_session(&fs, &args, &co);
 	inode_table_destroy(&fs);  /* closes rootfd */

@@ -23,18 +23,10 @@ static int make_entry(struct cfs *fs, struct cfs_inode *dir, const char *given,
 		      const char *stored, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;
-	int fd, err;
+	int err;
 
 	memset(e, 0, sizeof(*e));
-	fd = openat(dir->fd, stored, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	err = inode_acquire(fs, fd, &e->attr, &in);
+	err = inode_lookup(fs, dir, dir->d->fd, stored, &e->attr, &in);
 	if (err < 0)
 		return err;
 	e->ino = inode_id(fs, in);
@@ -51,11 +43,13 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e;
 	int err;
 
-	pthread_mutex_lock(&dir->lock);
-	err = dir_resolve(fs, dir, name, stored);
-	if (err == 0)
-		err = make_entry(fs, dir, name, stored, &e);
-	pthread_mutex_unlock(&dir->lock);
+	err = dir_lock(fs, dir);
+	if (err == 0) {
+		err = dir_resolve(fs, dir, name, stored);
+		if (err == 0)
+			err = make_entry(fs, dir, name, stored, &e);
+		dir_unlock(fs, dir);
+	}
 	if (err < 0)
 		fuse_reply_err(req, -err);
 	else
@@ -107,13 +101,13 @@ static int give_to_caller(fuse_req_t req, struct cfs_inode *dir, const char *nam
 	gid_t gid = ctx->gid;
 	struct stat st;
 
-	if (fstat(dir->fd, &st) < 0)
+	if (fstat(dir->d->fd, &st) < 0)
 		return -errno;
 	if (st.st_mode & S_ISGID)
 		gid = (gid_t)-1;
 	if (ctx->uid == geteuid() && (gid == (gid_t)-1 || gid == getegid()))
 		return 0;
-	if (fchownat(dir->fd, name, ctx->uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fchownat(dir->d->fd, name, ctx->uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	return 0;
 }
@@ -121,15 +115,15 @@ static int give_to_caller(fuse_req_t req, struct cfs_inode *dir, const char *nam
 /* New subdirectories of a +F directory are +F: set before anyone sees it. */
 static int inherit_flag(struct cfs_inode *dir, const char *name)
 {
-	char path[64];
+	char path[32];
 	int fd, err = 0;
 
-	if (!dir->casefold)
+	if (!dir->d->casefold)
 		return 0;
-	fd = openat(dir->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dir->d->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	fd_procpath(fd, path);
 	if (setxattr(path, CFS_FLAG_XATTR, "1", 1, 0) < 0)
 		err = -errno;
 	close(fd);
@@ -141,27 +135,27 @@ struct newnode {
 	mode_t mode;
 	dev_t rdev;
 	const char *target;          /* symlink */
-	struct cfs_inode *link_to;   /* hard link */
+	int link_fd;                 /* hard link: the pinned target, else -1 */
 };
 
 static int make_backing(struct cfs_inode *dir, const char *name, const struct newnode *n)
 {
-	char path[64];
-	int r;
+	int dfd = dir->d->fd, r;
+	char path[32];
 
-	if (n->link_to) {
-		r = linkat(n->link_to->fd, "", dir->fd, name, AT_EMPTY_PATH);
+	if (n->link_fd >= 0) {
+		r = linkat(n->link_fd, "", dfd, name, AT_EMPTY_PATH);
 		if (r < 0 && errno == ENOENT) {
 			/* Without CAP_DAC_READ_SEARCH: the magic link works too. */
-			inode_procpath(n->link_to, path);
-			r = linkat(AT_FDCWD, path, dir->fd, name, AT_SYMLINK_FOLLOW);
+			fd_procpath(n->link_fd, path);
+			r = linkat(AT_FDCWD, path, dfd, name, AT_SYMLINK_FOLLOW);
 		}
 	} else if (n->target) {
-		r = symlinkat(n->target, dir->fd, name);
+		r = symlinkat(n->target, dfd, name);
 	} else if (S_ISDIR(n->mode)) {
-		r = mkdirat(dir->fd, name, n->mode & 07777);
+		r = mkdirat(dfd, name, n->mode & 07777);
 	} else {
-		r = mknodat(dir->fd, name, n->mode, n->rdev);
+		r = mknodat(dfd, name, n->mode, n->rdev);
 	}
 	return r < 0 ? -errno : 0;
 }
@@ -175,22 +169,25 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct fuse_entry_param e;
 	int err;
 
-	pthread_mutex_lock(&dir->lock);
+	err = dir_lock(fs, dir);
+	if (err < 0)
+		goto out;
 	err = check_new_name(fs, dir, name, stored);
 	if (err == 0)
 		err = make_backing(dir, name, n);
-	if (err == 0 && !n->link_to) {
+	if (err == 0 && n->link_fd < 0) {
 		err = give_to_caller(req, dir, name);
 		if (err == 0 && S_ISDIR(n->mode))
 			err = inherit_flag(dir, name);
 		if (err < 0)
-			unlinkat(dir->fd, name, S_ISDIR(n->mode) ? AT_REMOVEDIR : 0);
+			unlinkat(dir->d->fd, name, S_ISDIR(n->mode) ? AT_REMOVEDIR : 0);
 	}
 	if (err == 0) {
 		dir_added(fs, dir, name);
 		err = make_entry(fs, dir, name, name, &e);
 	}
-	pthread_mutex_unlock(&dir->lock);
+	dir_unlock(fs, dir);
+out:
 	if (err < 0)
 		fuse_reply_err(req, -err);
 	else
@@ -200,14 +197,14 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		     dev_t rdev)
 {
-	struct newnode n = { .mode = mode, .rdev = rdev };
+	struct newnode n = { .mode = mode, .rdev = rdev, .link_fd = -1 };
 
 	make_node(req, parent, name, &n);
 }
 
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
-	struct newnode n = { .mode = S_IFDIR | mode };
+	struct newnode n = { .mode = S_IFDIR | mode, .link_fd = -1 };
 
 	make_node(req, parent, name, &n);
 }
@@ -215,16 +212,23 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 static void op_symlink(fuse_req_t req, const char *target, fuse_ino_t parent,
 		       const char *name)
 {
-	struct newnode n = { .mode = S_IFLNK | 0777, .target = target };
+	struct newnode n = { .mode = S_IFLNK | 0777, .target = target, .link_fd = -1 };
 
 	make_node(req, parent, name, &n);
 }
 
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
-	struct newnode n = { .link_to = inode_get(cfs_of(req), ino) };
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
+	struct newnode n = { .link_fd = inode_pin(fs, in) };
 
+	if (n.link_fd < 0) {
+		fuse_reply_err(req, -n.link_fd);
+		return;
+	}
 	make_node(req, newparent, newname, &n);
+	inode_unpin(fs, in, n.link_fd);
 }
 
 /*
@@ -241,24 +245,27 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	struct fuse_entry_param e;
 	int err, fd = -1;
 
-	pthread_mutex_lock(&dir->lock);
+	err = dir_lock(fs, dir);
+	if (err < 0)
+		goto out;
 	err = check_new_name(fs, dir, name, stored);
 	if (err == -EEXIST && !(fi->flags & O_EXCL)) {
-		fd = openat(dir->fd, stored, fi->flags | O_NOFOLLOW | O_CLOEXEC, mode);
+		fd = openat(dir->d->fd, stored, fi->flags | O_NOFOLLOW | O_CLOEXEC, mode);
 		err = fd < 0 ? -errno : 0;
 	} else if (err == 0) {
 		strcpy(stored, name);
-		fd = openat(dir->fd, name, fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    mode);
+		fd = openat(dir->d->fd, name,
+			    fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		err = fd < 0 ? -errno : give_to_caller(req, dir, name);
 		if (err == 0)
 			dir_added(fs, dir, name);
 		else if (fd >= 0)
-			unlinkat(dir->fd, name, 0);
+			unlinkat(dir->d->fd, name, 0);
 	}
 	if (err == 0)
 		err = make_entry(fs, dir, name, stored, &e);
-	pthread_mutex_unlock(&dir->lock);
+	dir_unlock(fs, dir);
+out:
 	if (err < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -277,15 +284,21 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 	char stored[CFS_NAME_MAX + 1];
 	int err;
 
-	pthread_mutex_lock(&dir->lock);
+	err = dir_lock(fs, dir);
+	if (err < 0)
+		goto out;
 	err = dir_resolve(fs, dir, name, stored);
-	if (err == 0 && unlinkat(dir->fd, stored, flags) < 0)
-		err = -errno;
+	if (err == 0) {
+		inode_hold_name(fs, dir->d->fd, stored);
+		if (unlinkat(dir->d->fd, stored, flags) < 0)
+			err = -errno;
+	}
 	if (err == 0) {
 		dir_removed(fs, dir, stored);
 		dcache_spelling_used(fs, name, stored);
 	}
-	pthread_mutex_unlock(&dir->lock);
+	dir_unlock(fs, dir);
+out:
 	fuse_reply_err(req, -err);
 }
 
@@ -299,14 +312,9 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	remove_entry(req, parent, name, AT_REMOVEDIR);
 }
 
-static bool same_object(const struct cfs_inode *a, const char *an,
-			const struct cfs_inode *b, const char *bn)
+static bool same_object(const struct stat *a, const struct stat *b)
 {
-	struct stat sa, sb;
-
-	return fstatat(a->fd, an, &sa, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       fstatat(b->fd, bn, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
 /*
@@ -319,6 +327,8 @@ static int do_rename(struct cfs *fs, struct cfs_inode *dir, const char *name,
 		     struct cfs_inode *ndir, const char *newname, unsigned int flags)
 {
 	char from[CFS_NAME_MAX + 1], to[CFS_NAME_MAX + 1];
+	int dfd = dir->d->fd, ndfd = ndir->d->fd;
+	struct stat sfrom, sto;
 	bool replacing;
 	int err;
 
@@ -328,15 +338,24 @@ static int do_rename(struct cfs *fs, struct cfs_inode *dir, const char *name,
 	replacing = err == -EEXIST;
 	if (err < 0 && !replacing)
 		return err;
+	if (fstatat(dfd, from, &sfrom, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
 	if (!replacing)
 		strcpy(to, newname);
 	else if (flags & RENAME_NOREPLACE)
 		return -EEXIST;
-	else if (same_object(dir, from, ndir, to))
-		goto done;
-	if (renameat2(dir->fd, from, ndir->fd, to, flags) < 0)
+	else if (fstatat(ndfd, to, &sto, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	if (!(flags & RENAME_EXCHANGE)) {
+	else if (same_object(&sfrom, &sto))
+		goto done;
+	if (replacing && !(flags & RENAME_EXCHANGE))
+		inode_hold_name(fs, ndfd, to);
+	if (renameat2(dfd, from, ndfd, to, flags) < 0)
+		return -errno;
+	inode_moved(fs, &sfrom, ndir, to);
+	if (flags & RENAME_EXCHANGE) {
+		inode_moved(fs, &sto, dir, from);
+	} else {
 		dir_removed(fs, dir, from);
 		if (!replacing)
 			dir_added(fs, ndir, to);
@@ -355,9 +374,11 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct cfs_inode *dir = inode_get(fs, parent), *ndir = inode_get(fs, newparent);
 	int err;
 
-	dir_lock2(dir, ndir);
-	err = do_rename(fs, dir, name, ndir, newname, flags);
-	dir_unlock2(dir, ndir);
+	err = dir_lock2(fs, dir, ndir);
+	if (err == 0) {
+		err = do_rename(fs, dir, name, ndir, newname, flags);
+		dir_unlock2(fs, dir, ndir);
+	}
 	fuse_reply_err(req, -err);
 }
 
@@ -370,18 +391,27 @@ struct dirhandle {
 
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct cfs_inode *in = inode_get(cfs_of(req), ino);
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
 	struct dirhandle *dh = calloc(1, sizeof(*dh));
-	int fd, err;
+	int fd, pfd, err;
 
 	if (!dh) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	fd = openat(in->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pfd = inode_pin(fs, in);
+	if (pfd < 0) {
+		free(dh);
+		fuse_reply_err(req, -pfd);
+		return;
+	}
+	fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	inode_unpin(fs, in, pfd);
 	dh->dp = fd < 0 ? NULL : fdopendir(fd);
 	if (!dh->dp) {
-		err = errno;
+		err = fd < 0 ? err : errno;
 		if (fd >= 0)
 			close(fd);
 		free(dh);

@@ -15,20 +15,39 @@
 
 #include "casefoldfs.h"
 
-static void reply_attr(fuse_req_t req, struct cfs_inode *in)
+/* Attributes of the object fd is on (O_PATH or not). */
+static void reply_attr_fd(fuse_req_t req, int fd)
 {
 	struct stat st;
 
-	if (fstatat(in->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		fuse_reply_err(req, errno);
 	else
 		fuse_reply_attr(req, &st, cfs_of(req)->attr_timeout);
 }
 
+static void reply_attr(fuse_req_t req, struct cfs_inode *in)
+{
+	struct cfs *fs = cfs_of(req);
+	int fd = inode_pin(fs, in);
+
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	reply_attr_fd(req, fd);
+	inode_unpin(fs, in, fd);
+}
+
+/* An open regular file answers through its own descriptor: no pin. */
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	(void)fi;
-	reply_attr(req, inode_get(cfs_of(req), ino));
+	struct cfs_inode *in = inode_get(cfs_of(req), ino);
+
+	if (fi && S_ISREG(in->type))
+		reply_attr_fd(req, (int)fi->fh);
+	else
+		reply_attr(req, in);
 }
 
 static struct timespec time_arg(const struct timespec *t, int valid, int set, int now)
@@ -42,16 +61,17 @@ static struct timespec time_arg(const struct timespec *t, int valid, int set, in
 	return ts;
 }
 
-static int set_attrs(struct cfs_inode *in, const struct stat *attr, int valid, int fd)
+/* pfd: the node's pinned descriptor; fd: an open one for regular files, or -1. */
+static int set_attrs(int pfd, const struct stat *attr, int valid, int fd)
 {
-	char path[64];
+	char path[32];
 	int r = 0;
 
-	inode_procpath(in, path);
+	fd_procpath(pfd, path);
 	if (valid & FUSE_SET_ATTR_MODE)
 		r = fd >= 0 ? fchmod(fd, attr->st_mode) : chmod(path, attr->st_mode);
 	if (r == 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
-		r = fchownat(in->fd, "",
+		r = fchownat(pfd, "",
 			     valid & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1,
 			     valid & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1,
 			     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
@@ -73,23 +93,38 @@ static int set_attrs(struct cfs_inode *in, const struct stat *attr, int valid, i
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		       struct fuse_file_info *fi)
 {
-	struct cfs_inode *in = inode_get(cfs_of(req), ino);
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
 	/* Only regular files have a descriptor in fh (directories: a handle). */
 	int fd = fi && S_ISREG(in->type) ? (int)fi->fh : -1;
-	int err = set_attrs(in, attr, valid, fd);
+	int pfd = inode_pin(fs, in), err;
 
+	if (pfd < 0) {
+		fuse_reply_err(req, -pfd);
+		return;
+	}
+	err = set_attrs(pfd, attr, valid, fd);
 	if (err < 0)
 		fuse_reply_err(req, -err);
 	else
-		reply_attr(req, in);
+		reply_attr_fd(req, pfd);
+	inode_unpin(fs, in, pfd);
 }
 
 static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
-	struct cfs_inode *in = inode_get(cfs_of(req), ino);
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
 	char buf[PATH_MAX + 1];
-	ssize_t n = readlinkat(in->fd, "", buf, sizeof(buf));
+	int fd = inode_pin(fs, in);
+	ssize_t n;
 
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	n = readlinkat(fd, "", buf, sizeof(buf));
+	inode_unpin(fs, in, fd);
 	if (n < 0)
 		fuse_reply_err(req, errno);
 	else if (n > PATH_MAX)
@@ -102,16 +137,23 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct cfs_inode *in = inode_get(cfs_of(req), ino);
-	char path[64];
-	int fd;
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
+	int pfd = inode_pin(fs, in), fd, err;
+	char path[32];
 
-	inode_procpath(in, path);
+	if (pfd < 0) {
+		fuse_reply_err(req, -pfd);
+		return;
+	}
+	fd_procpath(pfd, path);
 	/* The kernel never opens symlinks here; O_NOFOLLOW would refuse the
 	 * magic link itself. */
 	fd = open(path, (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC);
+	err = errno;
+	inode_unpin(fs, in, pfd);
 	if (fd < 0) {
-		fuse_reply_err(req, errno);
+		fuse_reply_err(req, err);
 		return;
 	}
 	fi->fh = (uint64_t)fd;
@@ -181,14 +223,36 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, of
 
 static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 {
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
+	int fd = inode_pin(fs, in), r;
 	struct statvfs sv;
 
-	if (fstatvfs(inode_get(cfs_of(req), ino)->fd, &sv) < 0) {
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	r = fstatvfs(fd, &sv);
+	inode_unpin(fs, in, fd);
+	if (r < 0) {
 		fuse_reply_err(req, errno);
 		return;
 	}
 	sv.f_namemax = CFS_NAME_MAX;
 	fuse_reply_statfs(req, &sv);
+}
+
+/*
+ * Pins in and names its object in path, for the calls that take no
+ * descriptor; returns the descriptor to unpin, or -errno.
+ */
+static int pin_path(struct cfs *fs, struct cfs_inode *in, char path[static 32])
+{
+	int fd = inode_pin(fs, in);
+
+	if (fd >= 0)
+		fd_procpath(fd, path);
+	return fd;
 }
 
 /* Our bookkeeping xattrs do not exist as far as users can tell. */
@@ -200,35 +264,61 @@ static bool ours(const char *name)
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			const char *value, size_t size, int flags)
 {
-	char path[64];
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
+	char path[32];
+	int fd, err;
 
 	if (ours(name)) {
 		fuse_reply_err(req, EPERM);
 		return;
 	}
-	inode_procpath(inode_get(cfs_of(req), ino), path);
-	fuse_reply_err(req, setxattr(path, name, value, size, flags) < 0 ? errno : 0);
+	fd = pin_path(fs, in, path);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	err = setxattr(path, name, value, size, flags) < 0 ? errno : 0;
+	inode_unpin(fs, in, fd);
+	fuse_reply_err(req, err);
 }
 
 static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	char path[64];
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
+	char path[32];
+	int fd, err;
 
 	if (ours(name)) {
 		fuse_reply_err(req, ENODATA);
 		return;
 	}
-	inode_procpath(inode_get(cfs_of(req), ino), path);
-	fuse_reply_err(req, removexattr(path, name) < 0 ? errno : 0);
+	fd = pin_path(fs, in, path);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	err = removexattr(path, name) < 0 ? errno : 0;
+	inode_unpin(fs, in, fd);
+	fuse_reply_err(req, err);
 }
 
-/* The kernel lets only CAP_SYS_ADMIN read trusted.* names: root's diagnostic. */
-static void index_stats(fuse_req_t req, struct cfs_inode *in, size_t size)
+/*
+ * The daemon's figures, as a read-only xattr (the kernel lets only
+ * CAP_SYS_ADMIN read trusted.* names): root's diagnostics.
+ */
+static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
+			size_t size)
 {
+	struct cfs *fs = cfs_of(req);
 	char text[128];
-	int n = S_ISDIR(in->type) ? dir_index_stats(cfs_of(req), in, text, sizeof(text))
-				  : -ENODATA;
+	int n = -ENODATA;
 
+	if (strcmp(name, CFS_INDEX_XATTR) == 0 && S_ISDIR(in->type))
+		n = dir_index_stats(fs, in, text, sizeof(text));
+	else if (strcmp(name, CFS_STATS_XATTR) == 0 && in == &fs->root)
+		n = inode_stats(fs, text, sizeof(text));
 	if (n < 0)
 		fuse_reply_err(req, -n);
 	else if (size == 0)
@@ -241,25 +331,31 @@ static void index_stats(fuse_req_t req, struct cfs_inode *in, size_t size)
 
 static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
-	char path[64], *buf = NULL;
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
+	char path[32], *buf = NULL;
+	int fd, err;
 	ssize_t n;
 
-	if (strcmp(name, CFS_INDEX_XATTR) == 0) {
-		index_stats(req, inode_get(cfs_of(req), ino), size);
-		return;
-	}
 	if (ours(name)) {
-		fuse_reply_err(req, ENODATA);
+		reply_stats(req, in, name, size);
 		return;
 	}
-	inode_procpath(inode_get(cfs_of(req), ino), path);
 	if (size && !(buf = malloc(size))) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	fd = pin_path(fs, in, path);
+	if (fd < 0) {
+		free(buf);
+		fuse_reply_err(req, -fd);
+		return;
+	}
 	n = getxattr(path, name, buf, size);
+	err = errno;
+	inode_unpin(fs, in, fd);
 	if (n < 0)
-		fuse_reply_err(req, errno);
+		fuse_reply_err(req, err);
 	else if (size == 0)
 		fuse_reply_xattr(req, (size_t)n);
 	else
@@ -301,11 +397,18 @@ static ssize_t visible_xattrs(const char *path, char **out)
 
 static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
-	char path[64], *list = NULL;
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
+	char path[32], *list = NULL;
+	int fd = pin_path(fs, in, path);
 	ssize_t n;
 
-	inode_procpath(inode_get(cfs_of(req), ino), path);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
 	n = visible_xattrs(path, &list);
+	inode_unpin(fs, in, fd);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else if (size == 0)

@@ -21,6 +21,13 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	{ "noepoch", NULL,
 	  "no dentry caching in casefolded directories, even\n"
 	  "where the kernel could expire it (Linux 6.16+)" },
+	{ "fd_cache", "N",
+	  "backing descriptors kept open for reuse (default\n"
+	  "4096, at most a quarter of RLIMIT_NOFILE); the\n"
+	  "daemon's descriptors do not grow with the tree" },
+	{ "nohandles", NULL,
+	  "find objects again by parent and name, never by\n"
+	  "file handle (what an unprivileged daemon does)" },
 	{ NULL, NULL, NULL },
 };
 
