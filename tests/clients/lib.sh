@@ -31,9 +31,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# cfs_mount [OPTIONS...]: mounts $B on $M and waits until it is there.
+# cfs_mount [OPTIONS...]: mounts $B on $M and waits until it is there, the
+# daemon with few descriptors as in tests/fs/lib.sh.
 cfs_mount() {
-	"$CFS" -f "$@" "$B" "$M" 2>>"$T/daemon.log" &
+	prlimit --nofile="${CF_DAEMON_NOFILE:-256}:${CF_DAEMON_NOFILE:-256}" \
+		"$CFS" -f "$@" "$B" "$M" 2>>"$T/daemon.log" &
 	CFS_PID=$!
 	for _ in $(seq 200); do
 		mounted && return 0

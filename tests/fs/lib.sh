@@ -33,9 +33,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The daemon runs with few descriptors (CF_DAEMON_NOFILE, default 256), so
+# every suite proves that its descriptors do not grow with the inodes the
+# kernel remembers; CF_MOUNT_OPTS adds options to every mount (e.g.
+# "-o nohandles,fd_cache=16": path locators under constant eviction).
+CF_DAEMON_NOFILE=${CF_DAEMON_NOFILE:-256}
+CF_MOUNT_OPTS=${CF_MOUNT_OPTS:-}
+
 # cfs_mount [OPTIONS...]: mounts $B on $M and waits until it is there.
 cfs_mount() {
-	"$CFS" -f "$@" "$B" "$M" 2>>"$T/daemon.log" &
+	# shellcheck disable=SC2086
+	prlimit --nofile="$CF_DAEMON_NOFILE:$CF_DAEMON_NOFILE" \
+		"$CFS" -f $CF_MOUNT_OPTS "$@" "$B" "$M" 2>>"$T/daemon.log" &
 	CFS_PID=$!
 	for _ in $(seq 200); do
 		mounted && return 0

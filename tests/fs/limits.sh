@@ -27,10 +27,9 @@ for k, v in sorted(errs.items()):
 PY
 }
 
-# ---- Too few descriptors: the daemon holds one per open file and inode.
+# ---- Too few descriptors: the daemon holds one per open file.
 mkdir "$B/many"
-(ulimit -n 48 && cfs_mount)
-CFS_PID=$(pgrep -n -f "^$CFS -f $B ") || fail "no daemon"
+CF_DAEMON_NOFILE=48 cfs_mount
 out=$(hold "$M/many" 200)
 echo "$out" | tr '\n' ' '; echo
 ok=$(echo "$out" | awk '$1 == "ok" {print $2}')

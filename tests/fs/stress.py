@@ -29,6 +29,7 @@ import fcntl
 import os
 import pickle
 import random
+import resource
 import re
 import signal
 import stat
@@ -411,9 +412,13 @@ class Daemon:
                        for line in f)
 
     def start(self):
+        # As tests/fs/lib.sh: few descriptors, and any extra mount options.
+        nofile = int(os.environ.get("CF_DAEMON_NOFILE") or 256)
+        opts = os.environ.get("CF_MOUNT_OPTS", "").split()
         with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen([self.cfs, "-f", self.back, self.mnt],
-                                         stdout=log, stderr=log)
+            self.proc = subprocess.Popen(
+                [self.cfs, "-f"] + opts + [self.back, self.mnt], stdout=log, stderr=log,
+                preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)))
         for _ in range(400):
             if self.mounted():
                 return
