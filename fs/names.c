@@ -43,16 +43,20 @@ int names_check_create(const struct cfs *fs, enum cfs_rule rule, const char *nam
 
 /*
  * A name being looked up: in a strict +F directory a name the encoding
- * cannot fold is EINVAL, as on Linux, where the lookup fails while folding.
+ * cannot fold is EINVAL, as on Linux, where the lookup fails while hashing
+ * the name (d_hash) — before ext4 looks at its length, so a 256-byte name
+ * that cannot be folded is EINVAL too.  Which names fold is the library's
+ * strict matching rule: a stray continuation byte folds, so such a name is
+ * looked up (ENOENT) though names_check_create refuses to create it.
  */
 int names_check_lookup(const struct cfs *fs, enum cfs_rule rule, const char *name)
 {
 	uint64_t unused;
-	int err = check_common(name);
 
-	if (err == 0 && rule == CFS_FOLD && fs->opt.strict)
-		err = cf_name_hash(&fs->enc, name, strlen(name), &unused);
-	return err;
+	if (rule == CFS_FOLD && fs->opt.strict &&
+	    cf_name_hash(&fs->enc, name, strlen(name), &unused) < 0)
+		return -EINVAL;
+	return check_common(name);
 }
 
 /*

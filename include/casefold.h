@@ -78,7 +78,7 @@ extern "C" {
 /* ---- Encodings ---------------------------------------------------------- */
 
 /* Flags for cf_encoding_init(). */
-#define CF_STRICT           0x1u /* invalid names are errors, not opaque bytes */
+#define CF_STRICT           0x1u /* unfoldable names are errors, not opaque bytes */
 #define CF_KEEP_IGNORABLES  0x2u /* Default_Ignorable code points are ordinary */
 
 /* A loaded encoding: a small value, cheap to copy, never freed. */
@@ -161,9 +161,11 @@ CF_API int cf_casefold_hash_keyed(const cf_encoding *enc, const uint64_t key[2],
  * The file-name matching rule of a case-insensitive directory (the kernel's
  * generic_ci_match): identical bytes match; otherwise the names match when
  * their nfdicf forms are equal.  A name the cursor cannot read matches only
- * itself, byte for byte.  With CF_STRICT, a name that fails cf_validate is an
- * error (as the kernel refuses to create or look it up).
- * Returns 1 match, 0 no match, -EINVAL (strict and a name is invalid).
+ * itself, byte for byte.  With CF_STRICT, a name that cannot be folded is an
+ * error, as the kernel refuses to look it up; a name whose only fault is a
+ * stray continuation byte folds, so it matches as usual (the kernel refuses
+ * to create it: check cf_validate before creating).
+ * Returns 1 match, 0 no match, -EINVAL (strict and a name cannot be folded).
  */
 CF_API int cf_name_match(const cf_encoding *enc, const char *a, size_t alen,
 			 const char *b, size_t blen);

@@ -275,10 +275,13 @@ int cf_casefold_hash_keyed(const cf_encoding *enc, const uint64_t key[2], const 
 	return 0;
 }
 
-/* With CF_STRICT a name the kernel would refuse to create is an error. */
+/* With CF_STRICT a name the kernel's lookup refuses is an error: one it
+ * cannot fold (its d_hash fails).  A stray continuation byte folds, so such
+ * a name is looked up and matched like any other; only creating it fails
+ * (cf_validate, the caller's check). */
 static int strict_reject(const cf_encoding *enc, const char *s, size_t len)
 {
-	return (enc->flags & CF_STRICT) && cf_validate(enc, s, len);
+	return (enc->flags & CF_STRICT) && !cursor_accepts(enc, s, len);
 }
 
 int cf_name_match(const cf_encoding *enc, const char *a, size_t alen, const char *b, size_t blen)

@@ -212,6 +212,16 @@ static void compare_and_match(void)
 		      h1 == h2, "hash ignores case");
 	CHECK(cf_name_hash(&e, "caf\xE9", 4, &h1) == 0, "invalid hashes raw");
 	CHECK(cf_name_hash(&strict, "caf\xE9", 4, &h1) == -EINVAL, "strict invalid hash");
+	/* Strict refuses what the kernel's lookup refuses: names it cannot
+	 * fold.  A stray continuation byte folds (Linux 6.1: ENOENT, not EINVAL). */
+	CHECK(cf_name_match(&strict, "cont\x80", 5, "CONT\x80", 5) == 1, "strict stray matches");
+	CHECK(cf_name_match(&strict, "hi\xBF", 3, "hi", 2) == 0, "strict stray differs");
+	CHECK(cf_name_hash(&strict, "\xC3\xA9\x80", 3, &h1) == 0 &&
+		      cf_name_hash(&strict, "\xC3\x89\x80", 3, &h2) == 0 && h1 == h2,
+	      "strict stray hashes folded");
+	CHECK(cf_name_match(&strict, "\x80lead", 5, "\x80lead", 5) == -EINVAL,
+	      "strict leading continuation");
+	CHECK(cf_name_hash(&strict, "over\xC0\xAF", 6, &h1) == -EINVAL, "strict overlong");
 	CHECK(cf_casefold_hash(&e, "a", 1, &h1) == 0 && cf_casefold_hash(&e, "b", 1, &h2) == 0 &&
 		      h1 != h2, "hash differs");
 	CHECK(cf_validate(&e, "a\x80", 2) == -EINVAL, "validate rejects stray continuation");
