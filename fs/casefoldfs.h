@@ -67,6 +67,15 @@ struct cfs_options {
 
 struct cfs_dirindex;
 
+/* What a directory handed out to the kernel's dentry cache (dcache.c). */
+enum { CFS_NEG_NONE, CFS_NEG_ONE, CFS_NEG_MANY };
+struct cfs_dcache {
+	uint64_t epoch;         /* fs->epoch when recorded; older: nothing */
+	uint64_t negative;      /* hash of the one negative spelling */
+	uint8_t negatives;      /* CFS_NEG_* */
+	bool variants;          /* positives under other than stored spellings */
+};
+
 /* What only a directory node has. */
 struct cfs_dir {
 	pthread_mutex_t lock;   /* the directory lock: fields below, and
@@ -76,6 +85,7 @@ struct cfs_dir {
 	bool gone_reported;     /* removed behind our back, and logged; lock */
 	struct timespec flag_ctime; /* backing ctime when casefold was read; lock */
 	struct cfs_dirindex *index; /* NULL until first needed; lock */
+	struct cfs_dcache dcache;   /* lock */
 };
 
 /*
@@ -137,6 +147,7 @@ struct cfs {
 	struct cfs_dir root_dir;
 
 	_Atomic int dcache_mode;    /* CFS_DCACHE_*: set once by the probe */
+	_Atomic uint64_t epoch;     /* dentry epochs bumped, plus one */
 
 	pthread_mutex_t table_lock; /* nodes: table, counts, locators, cache */
 	struct cfs_inode **table;   /* table lock */
@@ -218,9 +229,13 @@ void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name);
 int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir);
 
 /* dcache.c */
-double dcache_entry_timeout(struct cfs *fs, enum cfs_rule rule, const char *given,
-			    const char *stored);
-void dcache_spelling_used(struct cfs *fs, const char *given, const char *stored);
+double dcache_positive(struct cfs *fs, struct cfs_inode *dir, const char *given,
+		       const char *stored);
+double dcache_negative(struct cfs *fs, struct cfs_inode *dir, const char *given);
+void dcache_created(struct cfs *fs, struct cfs_inode *dir, const char *name);
+void dcache_removed(struct cfs *fs, struct cfs_inode *dir, const char *given,
+		    const char *stored);
+void dcache_rule_changed(struct cfs *fs);
 
 /* ops_dir.c, ops_file.c, ioctl.c */
 void ops_dir_fill(struct fuse_lowlevel_ops *ops);

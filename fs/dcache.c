@@ -1,28 +1,37 @@
 /*
  * The kernel dentry-cache policy.  FUSE caches one dentry per spelling and
  * knows nothing of case, so in a directory whose rule is not exact a cached
- * dentry for one spelling can outlive the entry it named, or name the wrong
- * one, after an operation made through another spelling ("stat FOO; rm foo;
- * stat FOO").  Negative entries are never cached (ENOENT replies carry no
- * timeout), so only positive dentries matter.
+ * dentry can go wrong through an operation made under another spelling:
+ *  - a positive dentry for a spelling other than the stored name ("FOO" for
+ *    foo) outlives the entry when foo is removed or renamed;
+ *  - a positive dentry for the stored name outlives it when it is removed
+ *    or renamed through another spelling;
+ *  - a negative dentry ("FOO" missing) hides an entry created as "foo".
+ * The kernel updates by itself only the dentry an operation went through.
  *
- * Design:
- *  - A spelling other than the stored name is answered with entry_timeout
- *    0: the kernel asks again at every path walk, and the index answers in
- *    constant time.
- *  - The stored spelling is cached like any name, and every operation that
- *    could leave a stored-spelling dentry wrong — unlink, rmdir or rename
- *    through another spelling, or a rename whose new spelling differs from
- *    the name it lands on — expires every dentry of the mount before it is
- *    answered, with FUSE_NOTIFY_INC_EPOCH (Linux 6.16+): an atomic
- *    increment that takes no lock, so unlike notify_inval_entry it can be
- *    sent while the kernel holds the parent directory's lock, and the
- *    caller can never observe the stale dentry.  Operations through the
- *    stored spelling need nothing: the kernel updates that very dentry.
- *  - Kernels without the epoch (or -o noepoch) get entry_timeout 0 for every
- *    spelling in such directories: correct, one lookup per path walk.
- *  The first lookup that wants a cacheable answer probes the epoch once;
- *  until the probe succeeds nothing cacheable has been handed out.
+ * Design: every answer is cacheable (entry_timeout, the same bound as for
+ * changes made behind our back), and before answering an operation that
+ * could leave another dentry wrong, the daemon expires every dentry of the
+ * mount with FUSE_NOTIFY_INC_EPOCH (Linux 6.16+).  The bump is a lock-free
+ * atomic increment in the kernel, so unlike notify_inval_entry it can be
+ * sent while the kernel holds the directory's lock, and the caller can
+ * never observe the stale dentry; the kernel samples the epoch before it
+ * sends a lookup, so an answer racing with a bump is born expired.
+ *
+ * A bump costs every cached dentry one lookup, so the daemon bumps only
+ * when a dentry that could now be wrong may exist.  Each directory records,
+ * for the current epoch (fs->epoch), whether it handed out other-spelling
+ * positives, and which negatives: none, exactly one spelling (the usual
+ * lookup-then-create: the kernel turns that very dentry positive), or
+ * several.  Creating a name needs a bump only if a negative other than that
+ * name was handed out; removing one only if it went through another
+ * spelling or other-spelling positives were handed out.
+ *
+ * Without the epoch (older kernels, -o noepoch) non-exact directories get
+ * entry_timeout 0 and no negative entries: one lookup per path walk,
+ * always correct.  Exact directories cache positive entries
+ * either way, and negative ones only with the epoch: a flag change can turn
+ * them into non-exact directories.  Callers hold the directory's lock.
  */
 #include <linux/fuse.h>
 #include <string.h>
@@ -45,6 +54,7 @@ static bool inc_epoch(struct cfs *fs)
 	return write(fuse_session_fd(fs->se), &oh, sizeof(oh)) == (ssize_t)sizeof(oh);
 }
 
+/* The first caller probes the kernel; a probe is a harmless bump. */
 static bool epoch_works(struct cfs *fs)
 {
 	int mode = atomic_load(&fs->dcache_mode);
@@ -56,26 +66,98 @@ static bool epoch_works(struct cfs *fs)
 	return mode == CFS_DCACHE_EPOCH;
 }
 
-/* Timeout of a positive entry answered for given, stored as stored. */
-double dcache_entry_timeout(struct cfs *fs, enum cfs_rule rule, const char *given,
-			    const char *stored)
+static void bump(struct cfs *fs)
 {
-	if (rule == CFS_EXACT)
+	if (!inc_epoch(fs))
+		fuse_log(FUSE_LOG_ERR, "casefoldfs: cannot expire dentries: %m\n");
+	atomic_fetch_add(&fs->epoch, 1);
+}
+
+/* dir's record of what it handed out, emptied by any bump since. */
+static struct cfs_dcache *record(struct cfs *fs, struct cfs_inode *dir)
+{
+	struct cfs_dcache *r = &dir->d->dcache;
+	uint64_t now = atomic_load(&fs->epoch);
+
+	if (r->epoch != now) {
+		r->epoch = now;
+		r->variants = false;
+		r->negatives = CFS_NEG_NONE;
+	}
+	return r;
+}
+
+/* A spelling's identity for the negatives record: its bytes, hashed. */
+static uint64_t spelling(const struct cfs *fs, const char *name)
+{
+	uint64_t h = 0;
+
+	names_hash(fs, CFS_EXACT, name, strlen(name), &h);
+	return h;
+}
+
+/* Timeout of a positive entry answered for given, stored as stored. */
+double dcache_positive(struct cfs *fs, struct cfs_inode *dir, const char *given,
+		       const char *stored)
+{
+	if (dir_rule(fs, dir) == CFS_EXACT)
 		return fs->entry_timeout;
-	if (strcmp(given, stored) != 0 || !epoch_works(fs))
+	if (!epoch_works(fs))
 		return 0.0;
+	if (strcmp(given, stored) != 0)
+		record(fs, dir)->variants = true;
 	return fs->entry_timeout;
 }
 
-/*
- * Called before answering an operation that reached the entry stored as
- * stored through the spelling given (and left the namespace changed).
- */
-void dcache_spelling_used(struct cfs *fs, const char *given, const char *stored)
+/* Timeout of a negative entry for given; 0: not cached. */
+double dcache_negative(struct cfs *fs, struct cfs_inode *dir, const char *given)
 {
-	if (strcmp(given, stored) == 0 ||
-	    atomic_load(&fs->dcache_mode) != CFS_DCACHE_EPOCH)
+	struct cfs_dcache *r;
+	uint64_t h;
+
+	if (!epoch_works(fs))
+		return 0.0;
+	r = record(fs, dir);
+	h = spelling(fs, given);
+	if (r->negatives == CFS_NEG_NONE) {
+		r->negatives = CFS_NEG_ONE;
+		r->negative = h;
+	} else if (r->negatives == CFS_NEG_ONE && r->negative != h) {
+		r->negatives = CFS_NEG_MANY;
+	}
+	return fs->entry_timeout;
+}
+
+/* Before answering: name was created in dir, under that very spelling. */
+void dcache_created(struct cfs *fs, struct cfs_inode *dir, const char *name)
+{
+	struct cfs_dcache *r;
+
+	if (atomic_load(&fs->dcache_mode) != CFS_DCACHE_EPOCH)
 		return;
-	if (!inc_epoch(fs))
-		fuse_log(FUSE_LOG_ERR, "casefoldfs: cannot expire dentries: %m\n");
+	r = record(fs, dir);
+	if (r->negatives == CFS_NEG_ONE && r->negative == spelling(fs, name))
+		r->negatives = CFS_NEG_NONE;  /* the kernel fills that dentry */
+	else if (r->negatives != CFS_NEG_NONE && dir_rule(fs, dir) != CFS_EXACT)
+		bump(fs);
+}
+
+/*
+ * Before answering: the entry stored as stored in dir was removed or
+ * renamed away through the spelling given.
+ */
+void dcache_removed(struct cfs *fs, struct cfs_inode *dir, const char *given,
+		    const char *stored)
+{
+	if (atomic_load(&fs->dcache_mode) != CFS_DCACHE_EPOCH)
+		return;
+	if (strcmp(given, stored) != 0 || record(fs, dir)->variants)
+		bump(fs);
+}
+
+/* Before answering: dir's rule changed (chattr +F or -F). */
+void dcache_rule_changed(struct cfs *fs)
+{
+	if (atomic_load(&fs->dcache_mode) == CFS_DCACHE_EPOCH)
+		bump(fs);
 }

@@ -101,7 +101,10 @@ static int change_casefold(struct cfs *fs, struct cfs_inode *in, bool on)
 		return r;
 	if (r == 0)
 		return -ENOTEMPTY;
-	return dir_store_flag(in, on);
+	r = dir_store_flag(in, on);
+	if (r == 0)
+		dcache_rule_changed(fs);
+	return r;
 }
 
 /* The directory lock makes the emptiness check and the change one step. */

@@ -126,6 +126,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	fs->attr_timeout = 1.0;
 	fs->entry_timeout = 1.0;
 	atomic_init(&fs->dcache_mode, cli->noepoch ? CFS_DCACHE_ZERO : CFS_DCACHE_PROBE);
+	atomic_init(&fs->epoch, 1);  /* directories' records start at 0: empty */
 	r = inode_table_init(fs, rootfd, !cli->nohandles, fd_cache_size(cli->fd_cache));
 	if (r < 0) {
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, strerror(-r));

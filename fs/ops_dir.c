@@ -31,7 +31,7 @@ static int make_entry(struct cfs *fs, struct cfs_inode *dir, const char *given,
 		return err;
 	e->ino = inode_id(fs, in);
 	e->attr_timeout = fs->attr_timeout;
-	e->entry_timeout = dcache_entry_timeout(fs, dir_rule(fs, dir), given, stored);
+	e->entry_timeout = dcache_positive(fs, dir, given, stored);
 	return 0;
 }
 
@@ -48,6 +48,13 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		err = dir_resolve(fs, dir, name, stored);
 		if (err == 0)
 			err = make_entry(fs, dir, name, stored, &e);
+		if (err == -ENOENT) {
+			/* A negative entry (node 0) the kernel may cache. */
+			memset(&e, 0, sizeof(e));
+			e.entry_timeout = dcache_negative(fs, dir, name);
+			if (e.entry_timeout > 0)
+				err = 0;
+		}
 		dir_unlock(fs, dir);
 	}
 	if (err < 0)
@@ -184,6 +191,7 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 	if (err == 0) {
 		dir_added(fs, dir, name);
+		dcache_created(fs, dir, name);
 		err = make_entry(fs, dir, name, name, &e);
 	}
 	dir_unlock(fs, dir);
@@ -257,10 +265,12 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		fd = openat(dir->d->fd, name,
 			    fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		err = fd < 0 ? -errno : give_to_caller(req, dir, name);
-		if (err == 0)
+		if (err == 0) {
 			dir_added(fs, dir, name);
-		else if (fd >= 0)
+			dcache_created(fs, dir, name);
+		} else if (fd >= 0) {
 			unlinkat(dir->d->fd, name, 0);
+		}
 	}
 	if (err == 0)
 		err = make_entry(fs, dir, name, stored, &e);
@@ -295,7 +305,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 	}
 	if (err == 0) {
 		dir_removed(fs, dir, stored);
-		dcache_spelling_used(fs, name, stored);
+		dcache_removed(fs, dir, name, stored);
 	}
 	dir_unlock(fs, dir);
 out:
@@ -362,8 +372,12 @@ static int do_rename(struct cfs *fs, struct cfs_inode *dir, const char *name,
 	}
 done:
 	/* The kernel moves its dentry for name to newname, whatever we did. */
-	dcache_spelling_used(fs, name, from);
-	dcache_spelling_used(fs, newname, to);
+	dcache_removed(fs, dir, name, from);
+	if (replacing)
+		dcache_removed(fs, ndir, newname, to);
+	else
+		dcache_created(fs, ndir, to);
+	dcache_positive(fs, ndir, newname, to);
 	return 0;
 }
 
