@@ -10,7 +10,8 @@
  *   inode.c     the node table: locators, lookup/forget counts
  *   fdcache.c   the bounded cache of backing descriptors
  *   dir.c       the casefold flag and name resolution inside one directory
- *   ops_dir.c   namespace operations (lookup, create, rename, readdir, ...)
+ *   ops_dir.c   namespace operations (lookup, create, rename, ...)
+ *   readdir.c   directory listings, without per-open state
  *   ops_file.c  operations on one object (attributes, I/O, xattrs)
  *   ioctl.c     FS_IOC_GETFLAGS / SETFLAGS / FSGETXATTR (chattr, lsattr)
  *   dcache.c    what the kernel may cache, and when it must forget
@@ -141,6 +142,7 @@ struct cfs {
 	double attr_timeout;
 	double entry_timeout;       /* positive entries in CFS_EXACT dirs */
 	bool use_handles;           /* file handles work for the root's mount */
+	bool no_opendir;            /* the kernel can do without OPENDIR */
 	int mount_id;               /* the root's, from name_to_handle_at */
 	int mount_fd;               /* the root, not O_PATH: open_by_handle_at */
 	struct cfs_inode root;
@@ -237,8 +239,9 @@ void dcache_removed(struct cfs *fs, struct cfs_inode *dir, const char *given,
 		    const char *stored);
 void dcache_rule_changed(struct cfs *fs);
 
-/* ops_dir.c, ops_file.c, ioctl.c */
+/* ops_dir.c, readdir.c, ops_file.c, ioctl.c */
 void ops_dir_fill(struct fuse_lowlevel_ops *ops);
+void readdir_fill(struct fuse_lowlevel_ops *ops);
 void ops_file_fill(struct fuse_lowlevel_ops *ops);
 void cfs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	       struct fuse_file_info *fi, unsigned flags, const void *in_buf,

@@ -183,10 +183,20 @@ static void log_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
 	syslog((int)level, "%s", m);
 }
 
+/* What the daemon asks of the kernel beyond libfuse's defaults. */
+static void cfs_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct cfs *fs = userdata;
+
+	/* Listings need no per-open state (readdir.c): spare every opendir
+	 * its OPENDIR and RELEASEDIR requests. */
+	fs->no_opendir = conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT;
+}
+
 static int run_session(struct cfs *fs, struct fuse_args *args,
 		       const struct fuse_cmdline_opts *co)
 {
-	struct fuse_lowlevel_ops ops = { .ioctl = cfs_ioctl };
+	struct fuse_lowlevel_ops ops = { .init = cfs_init, .ioctl = cfs_ioctl };
 	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
 	int ret = 1;

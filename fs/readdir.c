@@ -1,0 +1,129 @@
+/*
+ * Directory listings without per-open state.
+ *
+ * Wine probes a directory's casefold flag on every miss with open, ioctl
+ * and close: three requests, two of them OPENDIR and RELEASEDIR, when the
+ * daemon keeps a stream per open directory.  With FUSE_CAP_NO_OPENDIR_
+ * SUPPORT the kernel sends neither, so each READDIR stands alone: it opens
+ * the backing directory, seeks to the offset the kernel asks for (an
+ * offset a previous READDIR returned, as getdents64 gave it), reads what
+ * fits, and closes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "casefoldfs.h"
+
+/* A fresh descriptor for reading dir's entries, or -errno. */
+static int open_listing(struct cfs *fs, struct cfs_inode *dir)
+{
+	int pfd = inode_pin(fs, dir), fd, err;
+
+	if (pfd < 0)
+		return pfd;
+	fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	inode_unpin(fs, dir, pfd);
+	return fd < 0 ? -err : fd;
+}
+
+/*
+ * Fills out (size bytes) with dir's entries from offset off, as stored,
+ * the superblock files hidden.  Returns the bytes filled or -errno; an
+ * error after some entries is left for the next call to report.
+ */
+static ssize_t fill(fuse_req_t req, struct cfs *fs, struct cfs_inode *dir, int fd,
+		    char *out, size_t size, off_t off)
+{
+	/* About what one 4 KiB READDIR reply holds: little read in vain. */
+	char raw[4096] __attribute__((aligned(8)));
+	size_t used = 0;
+
+	if (off != 0 && lseek(fd, off, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = getdents64(fd, raw, sizeof(raw));
+
+		if (n <= 0)
+			return n < 0 && used == 0 ? -errno : (ssize_t)used;
+		for (ssize_t at = 0; at < n;) {
+			struct dirent64 *d = (struct dirent64 *)(raw + at);
+			struct stat st = { .st_ino = d->d_ino, .st_mode = (mode_t)d->d_type << 12 };
+			size_t len;
+
+			at += d->d_reclen;
+			if (super_hidden(fs, dir, d->d_name))
+				continue;
+			len = fuse_add_direntry(req, out + used, size - used, d->d_name, &st,
+						d->d_off);
+			if (len > size - used)
+				return (ssize_t)used;  /* the next call starts here */
+			used += len;
+		}
+	}
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *dir = inode_get(fs, ino);
+	char *buf = malloc(size);
+	int fd = buf ? open_listing(fs, dir) : -ENOMEM;
+	ssize_t n = fd;
+
+	(void)fi;
+	if (fd >= 0) {
+		n = fill(req, fs, dir, fd, buf, size, off);
+		close(fd);
+	}
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	free(buf);
+}
+
+/*
+ * ENOSYS tells a kernel with FUSE_CAP_NO_OPENDIR_SUPPORT never to send
+ * OPENDIR or RELEASEDIR again (and to cache listings, checked against the
+ * directory's mtime); older kernels get a handle holding nothing.
+ */
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	if (cfs_of(req)->no_opendir) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
+	fi->fh = 0;
+	fuse_reply_open(req, fi);
+}
+
+static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+			struct fuse_file_info *fi)
+{
+	struct cfs *fs = cfs_of(req);
+	int fd = open_listing(fs, inode_get(fs, ino)), err = 0;
+
+	(void)fi;
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	if ((datasync ? fdatasync(fd) : fsync(fd)) < 0)
+		err = errno;
+	close(fd);
+	fuse_reply_err(req, err);
+}
+
+void readdir_fill(struct fuse_lowlevel_ops *ops)
+{
+	ops->opendir = op_opendir;
+	ops->readdir = op_readdir;
+	ops->fsyncdir = op_fsyncdir;
+}
