@@ -2,6 +2,7 @@
 #   make               library, casefold, casefoldfs
 #   make check         everything rebuilt under ASan+UBSan, then the whole test suite
 #   make regen UCD=DIR regenerate lib/tables from a UCD directory
+#   make regen-check UCD=DIR   check lib/tables is what that UCD gives
 #   make man           the manual pages, into $(O)/man
 #   make bench | fuzz | install | uninstall | clean
 # Honours CC, CFLAGS, LDFLAGS, PREFIX, DESTDIR.  O= selects the build directory.
@@ -125,6 +126,13 @@ tests: $(TESTS) $(O)/mktables
 UCD ?= ../shared/ucd/17.0.0
 regen: $(O)/mktables
 	$(O)/mktables $(UCD) lib/tables
+
+# The committed tables are reproducible: UCD names the 17.0.0 files, UCD12
+# (optional) the 12.1.0 ones.  tests/gen/regen.sh runs it in make check.
+.PHONY: regen-check
+regen-check: $(O)/mktables
+	CF_BUILD=$(abspath $(O)) CF_ROOT=$(CURDIR) CF_UCD=$(abspath $(UCD)) \
+	    $(if $(UCD12),CF_UCD12=$(abspath $(UCD12))) tests/gen/regen.sh
 
 check:
 	$(MAKE) O=build/san SAN=1 all tests
