@@ -78,7 +78,7 @@ grep -q 'Could not access KVM' "$T/err" || fail "exits: qemu's message is not sh
 # No KVM requested and none usable: straight to TCG.
 if ! [ -w /dev/kvm ]; then
 	: >"$T/tries"
-	FAKE_KVM=paused FAKE_LOG=$T/tries REAL_QEMU=$real CF_VM_QEMU=$T/qemu \
+	FAKE_KVM=paused FAKE_LOG=$T/tries REAL_QEMU=$real CF_VM_QEMU=$T/qemu CF_VM_ACCEL=auto \
 		"$runner" "$T/script.sh" >"$T/out" 2>"$T/err"
 	[ "$(tr '\n' ' ' <"$T/tries")" = "tcg " ] || fail "without /dev/kvm KVM was tried"
 	grep -qx 'run-in-vm: accelerator tcg' "$T/err" || fail "without /dev/kvm: not tcg"
