@@ -2,6 +2,7 @@
 #   make               library, casefold, casefoldfs
 #   make check         everything rebuilt under ASan+UBSan, then the whole test suite
 #   make regen UCD=DIR regenerate lib/tables from a UCD directory
+#   make regen-check UCD=DIR   check lib/tables is what that UCD gives
 #   make man           the manual pages, into $(O)/man
 #   make bench | fuzz | install | uninstall | clean
 # Honours CC, CFLAGS, LDFLAGS, PREFIX, DESTDIR.  O= selects the build directory.
@@ -76,9 +77,20 @@ $(SHARED): $(PIC_OBJ) lib/libcasefold.map
 	    -Wl,--version-script=lib/libcasefold.map -o $@ $(PIC_OBJ)
 	ln -sf libcasefold.so.$(VERSION) $(O)/$(SONAME)
 	ln -sf $(SONAME) $(O)/libcasefold.so
-$(O)/libcasefold.pc: lib/libcasefold.pc.in include/casefold.h
+$(O)/libcasefold.pc: lib/libcasefold.pc.in include/casefold.h $(O)/paths
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# The installation paths that generated files name (libcasefold.pc,
+# casefoldfs(8)), rewritten only when they change: packagers build once with
+# `make` and install with `make install PREFIX=/usr DESTDIR=...`, which then
+# regenerates exactly those files.  DESTDIR is only staging: never named.
+PATHS := prefix=$(PREFIX) libdir=$(LIBDIR) includedir=$(INCDIR) sbindir=$(SBINDIR)
+$(O)/paths: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PATHS)' | cmp -s - $@ || echo '$(PATHS)' > $@
+.PHONY: FORCE
+FORCE:
 
 $(O)/casefold: $(CLI_OBJ) $(STATIC)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lext2fs -lcom_err
@@ -92,9 +104,10 @@ man: $(MANS)
 $(O)/man/casefold.1: $(O)/casefold
 	@mkdir -p $(@D)
 	$(O)/casefold help --man > $@.tmp && mv $@.tmp $@
-$(O)/man/%: man/%.in $(O)/mkman include/casefold.h include/casefold_ext4.h
+$(O)/man/%: man/%.in $(O)/mkman include/casefold.h include/casefold_ext4.h $(O)/paths
 	@mkdir -p $(@D)
-	$(O)/mkman include/casefold.h include/casefold_ext4.h < $< > $@.tmp && mv $@.tmp $@
+	$(O)/mkman include/casefold.h include/casefold_ext4.h < $< > $@.tmp && \
+	    sed -i 's|@SBINDIR@|$(SBINDIR)|g' $@.tmp && mv $@.tmp $@
 $(O)/mkman: man/mkman.c fs/usage.c fs/usage.h include/casefold.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CPPFLAGS) -Ifs -O2 -o $@ man/mkman.c fs/usage.c
@@ -113,6 +126,13 @@ tests: $(TESTS) $(O)/mktables
 UCD ?= ../shared/ucd/17.0.0
 regen: $(O)/mktables
 	$(O)/mktables $(UCD) lib/tables
+
+# The committed tables are reproducible: UCD names the 17.0.0 files, UCD12
+# (optional) the 12.1.0 ones.  tests/gen/regen.sh runs it in make check.
+.PHONY: regen-check
+regen-check: $(O)/mktables
+	CF_BUILD=$(abspath $(O)) CF_ROOT=$(CURDIR) CF_UCD=$(abspath $(UCD)) \
+	    $(if $(UCD12),CF_UCD12=$(abspath $(UCD12))) tests/gen/regen.sh
 
 check:
 	$(MAKE) O=build/san SAN=1 all tests

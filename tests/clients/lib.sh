@@ -65,12 +65,7 @@ names() { (cd "$1" && LC_ALL=C ls -A); }
 # tree DIR: type, mode, size, mtime and link target of every entry below
 # DIR, then the content hashes of its files, sorted: equal trees print the
 # same.
-# Directory modification times are left out: copies into a casefolded
-# directory of casefoldfs end with the directories' creation times rather
-# than the times rsync/tar/cp set at the end, in the backing tree as well —
-# a known casefoldfs bug, intermittent, recorded in fs/README.md.
 tree() {
-	(cd "$1" && LC_ALL=C find . -mindepth 1 \( -type d -printf '%P|%y|%m\n' \) -o \
-		-printf '%P|%y|%m|%s|%T@|%l\n' | LC_ALL=C sort &&
+	(cd "$1" && LC_ALL=C find . -mindepth 1 -printf '%P|%y|%m|%s|%T@|%l\n' | LC_ALL=C sort &&
 		LC_ALL=C find . -type f -exec sha1sum {} + | LC_ALL=C sort)
 }

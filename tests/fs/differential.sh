@@ -44,4 +44,6 @@ cfs_umount
 
 [ -n "${CF_SHOW:-}" ] && cat "$T/kernel.out"
 diff -u "$T/kernel.out" "$T/casefoldfs.out" || fail "transcripts differ"
-echo "differential: $(grep -c '^\$' "$T/kernel.out") operations, identical transcripts"
+accel=$(sed -n 's/^run-in-vm: accelerator //p' "$T/runner.log")
+echo "differential: $(grep -c '^\$' "$T/kernel.out") operations, identical transcripts" \
+	"(kernel VM: ${accel:-not reported})"

@@ -2,13 +2,21 @@
 # make install into a temporary DESTDIR: a program builds against the
 # installed pkg-config file and runs; only the public API is exported; the
 # man pages render without warnings and agree with --help; make uninstall
-# leaves the tree exactly as it found it.
+# leaves the tree exactly as it found it.  Twice, as a packager does: the
+# build under test was made with the default PREFIX, installed first with
+# it, then with PREFIX=/usr — every installed file must name the PREFIX
+# given to make install, never the other — then with the default again.
 . "$(dirname "$0")/lib.sh"
 trap 'rm -rf "$T"' EXIT
 command -v pkg-config >/dev/null || skip "no pkg-config"
 command -v groff >/dev/null && command -v man >/dev/null || skip "no groff or man"
 
-D=$T/dest
+# install_check PREFIX OTHER: the whole check with PREFIX; no installed text
+# file may name OTHER's lib, include or our programs there.
+install_check() {
+PREFIX=$1
+local other=$2
+D=$T/dest${PREFIX//\//-}
 P=$D$PREFIX
 # The directories a real prefix already has: uninstall must not remove them.
 mkdir -p "$P"/bin "$P"/sbin "$P"/include "$P"/lib/pkgconfig "$P"/share/man/man{1,3,8}
@@ -63,6 +71,10 @@ version=$(sed -n 's/^#define CF_VERSION_STRING "\(.*\)"/\1/p' "$CF_ROOT/include/
 [ "$(pkg-config --modversion libcasefold)" = "$version" ] || fail "pkg-config version"
 flags=$(pkg-config --cflags --libs libcasefold)
 case $flags in *"-I$P/include"*"-L$P/lib"*) ;; *) fail "pkg-config gave $flags" ;; esac
+[ "$(pkg-config --variable=prefix libcasefold)" = "$D$PREFIX" ] ||
+	fail "libcasefold.pc: prefix is not $PREFIX: $(cat "$P/lib/pkgconfig/libcasefold.pc")"
+grep -rlIE -- "$other/(lib|include|sbin/casefoldfs|bin/casefold)\b" "$D" &&
+	fail "installed files name $other, not $PREFIX"
 cc=${CC:-cc}
 # shellcheck disable=SC2086
 $cc ${SAN:+-fsanitize=address,undefined} -o "$T/prog" "$T/prog.c" $flags || fail "cannot build against the pkg-config file"
@@ -96,6 +108,7 @@ climan=$(render "$P/share/man/man1/casefold.1")
 for verb in $("$P/bin/casefold" --help | sed -n '/^Verbs:/,/^$/p' | awk 'NR > 1 && NF { print $1 }'); do
 	[[ $climan == *"casefold $verb"* ]] || fail "casefold(1) lacks the verb $verb"
 done
+[[ $fsman == *" $PREFIX/sbin/casefoldfs"* ]] || fail "casefoldfs(8) does not name $PREFIX/sbin/casefoldfs"
 libman=$(render "$P/share/man/man3/libcasefold.3")
 while read -r fn; do
 	[[ $libman == *"$fn("* ]] || fail "libcasefold(3) lacks $fn"
@@ -104,4 +117,9 @@ done <"$T/api"
 cf_make uninstall "$D"
 (cd "$D" && find . | sort) >"$T/after"
 diff "$T/before" "$T/after" || fail "uninstall left files behind"
-echo "install, build against pkg-config, man pages, uninstall: ok"
+echo "PREFIX=$PREFIX: install, build against pkg-config, man pages, uninstall: ok"
+}
+
+install_check /usr/local /usr
+install_check /usr /usr/local
+install_check /usr/local /usr
