@@ -10,8 +10,8 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "library supports, ascii, or none (no directory\n"
 	  "can be casefolded)" },
 	{ "strict_encoding", NULL,
-	  "invalid UTF-8 in a casefolded directory is EINVAL,\n"
-	  "for create and for lookup" },
+	  "invalid UTF-8 in a casefolded directory is EINVAL\n"
+	  "on create; on lookup only if it cannot be folded" },
 	{ "keep_ignorables", NULL,
 	  "Default_Ignorable code points are significant\n"
 	  "(Linux strips them)" },
