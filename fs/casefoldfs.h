@@ -156,6 +156,7 @@ struct cfs {
 	size_t table_size;          /* buckets; table lock */
 	size_t table_count;         /* nodes, root excluded; table lock */
 	size_t held_count;          /* descriptors held outside the cache; table lock */
+	size_t path_nodes;          /* nodes with a path locator; table lock */
 	struct cfs_fdcache fdc;     /* table lock */
 };
 

@@ -131,6 +131,8 @@ static bool unhook_if_unused(struct cfs *fs, struct cfs_inode *in)
 		p = &(*p)->next;
 	*p = in->next;
 	fs->table_count--;
+	if (!in->handle_len)
+		fs->path_nodes--;
 	if (in->slot >= 0)
 		fdcache_remove(fs, in);
 	else if (in->slot == CFS_SLOT_HELD)
@@ -346,6 +348,7 @@ int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *nam
 		if (!in->handle_len) {
 			in->parent = dir;
 			dir->children++;
+			fs->path_nodes++;
 		}
 		/* Just looked up: the kernel's next request is likely for it. */
 		evicted = fdcache_install(fs, in, fd);
@@ -444,20 +447,24 @@ void inode_moved(struct cfs *fs, const struct stat *st, struct cfs_inode *ndir,
 
 /*
  * Before the daemon removes the entry name of the directory dfd: if the
- * kernel still remembers its object, the node keeps a descriptor to it,
- * since neither the name nor (on some filesystems) the handle will reach
- * it afterwards.
+ * kernel still remembers its object under a path locator, the node keeps
+ * a descriptor to it, since the name will not reach it afterwards.  A file
+ * handle still opens an object that is unlinked but in use.
  */
 void inode_hold_name(struct cfs *fs, int dfd, const char *name)
 {
 	struct cfs_inode *in;
 	struct stat st;
+	bool any;
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	pthread_mutex_lock(&fs->table_lock);
+	any = fs->path_nodes > 0;
+	pthread_mutex_unlock(&fs->table_lock);
+	if (!any || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
 	pthread_mutex_lock(&fs->table_lock);
 	in = find_locked(fs, st.st_dev, st.st_ino);
-	if (in && in != &fs->root && in->slot != CFS_SLOT_HELD)
+	if (in && in != &fs->root && !in->handle_len && in->slot != CFS_SLOT_HELD)
 		in->pins++;
 	else
 		in = NULL;
