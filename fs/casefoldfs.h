@@ -13,6 +13,7 @@
  *   ops_dir.c   namespace operations (lookup, create, rename, readdir, ...)
  *   ops_file.c  operations on one object (attributes, I/O, xattrs)
  *   ioctl.c     FS_IOC_GETFLAGS / SETFLAGS / FSGETXATTR (chattr, lsattr)
+ *   caller.c    the caller's capabilities, for the checks the kernel leaves to us
  *   dcache.c    what the kernel may cache, and when it must forget
  *
  * Locking, outermost first: a directory's lock (two directories: lower
@@ -183,6 +184,8 @@ struct cfs_inode *inode_get(struct cfs *fs, fuse_ino_t ino);
 fuse_ino_t inode_id(struct cfs *fs, struct cfs_inode *in);
 int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *name,
 		 struct stat *st, struct cfs_inode **out);
+int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+		    struct stat *st, struct cfs_inode **out);
 void inode_forget(struct cfs *fs, struct cfs_inode *in, uint64_t n);
 void inode_hold_name(struct cfs *fs, int dfd, const char *name);
 int inode_reopen(struct cfs *fs, struct cfs_inode *in);
@@ -216,6 +219,19 @@ int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len
 void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name);
 void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name);
 int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir);
+
+/* caller.c */
+/* This thread's capabilities, saved while cut to a caller's. */
+struct caller_caps {
+	struct { uint32_t effective, permitted, inheritable; } data[2];
+	bool changed;
+};
+bool caller_capable(fuse_req_t req, int cap);
+int caller_caps_begin(fuse_req_t req, struct caller_caps *saved);
+void caller_caps_end(struct caller_caps *saved);
+int caller_unlinkat(fuse_req_t req, int dfd, const char *name, int flags);
+int caller_renameat2(fuse_req_t req, int dfd, const char *from, int ndfd, const char *to,
+		     unsigned int flags);
 
 /* dcache.c */
 double dcache_entry_timeout(struct cfs *fs, enum cfs_rule rule, const char *given,
