@@ -257,6 +257,24 @@ static void unmake(struct cfs_inode *dir, const char *name, struct newnode *n, b
 }
 
 /*
+ * The mode to create with.  The kernel leaves the caller's umask to us
+ * (FUSE_CAP_DONT_MASK, main.c) because, as on Linux, it must not apply where
+ * the parent directory has a default ACL: the backing kernel then derives
+ * the permissions from that ACL and the mode.  Symlinks are always 0777.
+ */
+static mode_t creation_mode(fuse_req_t req, struct cfs_inode *dir, mode_t mode)
+{
+	char path[32];
+
+	if (S_ISLNK(mode))
+		return mode;
+	fd_procpath(dir->d->fd, path);
+	if (getxattr(path, "system.posix_acl_default", NULL, 0) > 0)
+		return mode;
+	return mode & ~fuse_req_ctx(req)->umask;
+}
+
+/*
  * Makes name in dir as n says, hands it to the caller and fills e; on any
  * error the entry is gone again (dir's lock held).
  */
@@ -268,8 +286,10 @@ static int make_locked(fuse_req_t req, struct cfs_inode *dir, const char *name,
 	int err, fd;
 
 	err = check_new_name(fs, dir, name, stored);
-	if (err == 0)
-		err = make_backing(dir, name, n);
+	if (err < 0)
+		return err;
+	n->mode = creation_mode(req, dir, n->mode);
+	err = make_backing(dir, name, n);
 	if (err < 0)
 		return err;
 	fd = open_made(dir, name, n);
@@ -389,7 +409,7 @@ static int create_locked(fuse_req_t req, struct cfs_inode *dir, const char *name
 	if (err < 0)
 		return err;
 	fd = openat(dir->d->fd, name, fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    mode);
+		    creation_mode(req, dir, mode));
 	if (fd < 0)
 		return -errno;
 	err = fstat(fd, &n.made) < 0 ? -errno : give_to_caller(req, dir, fd);
