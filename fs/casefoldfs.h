@@ -174,6 +174,7 @@ void dirindex_add(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule 
 		  const char *name);
 void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		     const char *name);
+bool dirindex_current(const struct cfs_dirindex *idx, const struct stat *st);
 void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st);
 int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len);
 
@@ -206,7 +207,8 @@ int inode_hold(struct cfs *fs, struct cfs_inode *in);
 
 /* dir.c */
 int dir_init(struct cfs_dir *d, int fd);
-void dir_fini(struct cfs_dir *d);
+void dir_fini(struct cfs_inode *dir);
+void dir_park_clear(void);
 int dir_lock(struct cfs *fs, struct cfs_inode *dir);
 void dir_unlock(struct cfs *fs, struct cfs_inode *dir);
 int dir_lock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b);
@@ -218,6 +220,8 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len);
 void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name);
 void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name);
+void dir_touched(struct cfs_inode *dir);
+int dir_set_times(struct cfs *fs, struct cfs_inode *dir, const struct timespec ts[2]);
 int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir);
 
 /* caller.c */

@@ -111,7 +111,7 @@ static struct cfs_inode *destroy(struct cfs_inode *in)
 	if (in->fd >= 0)
 		close(in->fd);
 	if (in->d) {
-		dir_fini(in->d);
+		dir_fini(in);
 		free(in->d);
 	}
 	free(in->name);
@@ -180,7 +180,8 @@ void inode_table_destroy(struct cfs *fs)
 	}
 	free(fs->table);
 	fdcache_destroy(&fs->fdc);
-	dir_fini(&fs->root_dir);
+	dir_fini(&fs->root);
+	dir_park_clear();
 	close(fs->root.fd);
 	if (fs->mount_fd >= 0)
 		close(fs->mount_fd);

@@ -523,12 +523,17 @@ static int do_rename(fuse_req_t req, struct cfs_inode *dir, const char *name,
 	if (err < 0)
 		return err;
 	inode_moved(fs, &sfrom, ndir, to);
+	/* Every name stays or goes as the index says: keep it current. */
 	if (flags & RENAME_EXCHANGE) {
 		inode_moved(fs, &sto, dir, from);
+		dir_touched(dir);
+		dir_touched(ndir);
 	} else {
 		dir_removed(fs, dir, from);
 		if (!replacing)
 			dir_added(fs, ndir, to);
+		else if (ndir != dir)
+			dir_touched(ndir);
 	}
 done:
 	/* The kernel moves its dentry for name to newname, whatever we did. */
