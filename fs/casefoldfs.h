@@ -14,6 +14,7 @@
  *   readdir.c   directory listings, without per-open state
  *   ops_file.c  operations on one object (attributes, I/O, xattrs)
  *   ioctl.c     FS_IOC_GETFLAGS / SETFLAGS / FSGETXATTR (chattr, lsattr)
+ *   caller.c    the caller's capabilities, for the checks the kernel leaves to us
  *   dcache.c    what the kernel may cache, and when it must forget
  *
  * Locking, outermost first: a directory's lock (two directories: lower
@@ -187,6 +188,7 @@ void dirindex_add(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule 
 		  const char *name);
 void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		     const char *name);
+bool dirindex_current(const struct cfs_dirindex *idx, const struct stat *st);
 void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st);
 int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len);
 
@@ -197,6 +199,8 @@ struct cfs_inode *inode_get(struct cfs *fs, fuse_ino_t ino);
 fuse_ino_t inode_id(struct cfs *fs, struct cfs_inode *in);
 int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *name,
 		 struct stat *st, struct cfs_inode **out);
+int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+		    struct stat *st, struct cfs_inode **out);
 void inode_forget(struct cfs *fs, struct cfs_inode *in, uint64_t n);
 void inode_hold_name(struct cfs *fs, int dfd, const char *name);
 int inode_reopen(struct cfs *fs, struct cfs_inode *in);
@@ -217,7 +221,8 @@ int inode_hold(struct cfs *fs, struct cfs_inode *in);
 
 /* dir.c */
 int dir_init(struct cfs_dir *d, int fd);
-void dir_fini(struct cfs_dir *d);
+void dir_fini(struct cfs_inode *dir);
+void dir_park_clear(void);
 int dir_lock(struct cfs *fs, struct cfs_inode *dir);
 void dir_unlock(struct cfs *fs, struct cfs_inode *dir);
 int dir_lock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b);
@@ -229,7 +234,22 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len);
 void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name);
 void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name);
+void dir_touched(struct cfs_inode *dir);
+int dir_set_times(struct cfs *fs, struct cfs_inode *dir, const struct timespec ts[2]);
 int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir);
+
+/* caller.c */
+/* This thread's capabilities, saved while cut to a caller's. */
+struct caller_caps {
+	struct { uint32_t effective, permitted, inheritable; } data[2];
+	bool changed;
+};
+bool caller_capable(fuse_req_t req, int cap);
+int caller_caps_begin(fuse_req_t req, struct caller_caps *saved);
+void caller_caps_end(struct caller_caps *saved);
+int caller_unlinkat(fuse_req_t req, int dfd, const char *name, int flags);
+int caller_renameat2(fuse_req_t req, int dfd, const char *from, int ndfd, const char *to,
+		     unsigned int flags);
 
 /* dcache.c */
 double dcache_positive(struct cfs *fs, struct cfs_inode *dir, const char *given,

@@ -39,24 +39,96 @@ static int load_flag(struct cfs_dir *d, int fd)
 	return 0;
 }
 
+/*
+ * The indexes of directories the kernel has forgotten, kept for when it
+ * looks them up again.  The kernel forgets a directory whenever its last
+ * dentry goes — memory pressure, or any dentry epoch bump, which any user
+ * can cause with a rename through another spelling — and rebuilding a
+ * large directory's index costs a readdir of all of it.  A parked index is
+ * taken back only by a node of the same (st_dev, st_ino) and the same flag,
+ * and is then revalidated by mtime like any other: a directory that reused
+ * the inode number has another mtime.  A few slots, oldest out first: the
+ * memory is what those directories' nodes held while they lived.  One lot
+ * per process, as the daemon serves one mount.
+ */
+#define PARK_SLOTS 8
+
+static struct {
+	pthread_mutex_t lock;
+	struct parked {
+		dev_t dev;
+		ino_t ino;
+		bool casefold;
+		struct cfs_dirindex *index;
+	} slot[PARK_SLOTS];
+	unsigned next;
+} park = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void park_index(const struct cfs_inode *dir)
+{
+	struct parked *p, old;
+
+	if (!dir->d->index)
+		return;
+	pthread_mutex_lock(&park.lock);
+	p = &park.slot[park.next++ % PARK_SLOTS];
+	old = *p;
+	*p = (struct parked){ dir->dev, dir->ino, dir->d->casefold, dir->d->index };
+	pthread_mutex_unlock(&park.lock);
+	dirindex_free(old.index);
+}
+
+static struct cfs_dirindex *unpark_index(const struct stat *st, bool casefold)
+{
+	struct cfs_dirindex *idx = NULL;
+
+	pthread_mutex_lock(&park.lock);
+	for (unsigned i = 0; i < PARK_SLOTS && !idx; i++) {
+		struct parked *p = &park.slot[i];
+
+		if (p->index && p->dev == st->st_dev && p->ino == st->st_ino) {
+			if (p->casefold == casefold)
+				idx = p->index;
+			else
+				dirindex_free(p->index);
+			p->index = NULL;
+		}
+	}
+	pthread_mutex_unlock(&park.lock);
+	return idx;
+}
+
+/* At unmount: nothing will look anything up again. */
+void dir_park_clear(void)
+{
+	for (unsigned i = 0; i < PARK_SLOTS; i++) {
+		dirindex_free(park.slot[i].index);
+		park.slot[i].index = NULL;
+	}
+}
+
 /* A directory node's own state, for the directory open as fd. */
 int dir_init(struct cfs_dir *d, int fd)
 {
+	struct stat st;
 	int err = load_flag(d, fd);
 
 	if (err < 0)
 		return err;
+	if (fstat(fd, &st) < 0)
+		return -errno;
 	pthread_mutex_init(&d->lock, NULL);
 	d->fd = -1;
 	d->gone_reported = false;
-	d->index = NULL;
+	d->index = unpark_index(&st, d->casefold);
 	return 0;
 }
 
-void dir_fini(struct cfs_dir *d)
+/* The kernel forgot dir (or we unmount): its index is parked. */
+void dir_fini(struct cfs_inode *dir)
 {
-	dirindex_free(d->index);
-	pthread_mutex_destroy(&d->lock);
+	park_index(dir);
+	pthread_mutex_destroy(&dir->d->lock);
 }
 
 /*
@@ -300,6 +372,42 @@ void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name)
 	if (dir->d->index)
 		dirindex_remove(dir->d->index, fs, dir_rule(fs, dir), name);
 	restamp(dir);
+}
+
+/*
+ * After the daemon changed dir's entries without changing their names
+ * (RENAME_EXCHANGE, a rename replacing an entry; dir's lock held).
+ */
+void dir_touched(struct cfs_inode *dir)
+{
+	restamp(dir);
+}
+
+/*
+ * utimensat on a directory through the mount: its mtime moves, but its
+ * entries do not, so an index that was current stays current (dir's lock
+ * not held).  The flag is revalidated first, as by a lookup, so that the
+ * restamp cannot hide a change made to it behind our back.
+ */
+int dir_set_times(struct cfs *fs, struct cfs_inode *dir, const struct timespec ts[2])
+{
+	char path[32];
+	struct stat st;
+	bool current;
+	int err = dir_lock(fs, dir);
+
+	if (err < 0)
+		return err;
+	err = dir_check_flag(dir);
+	current = err == 0 && dir->d->index && fstat(dir->d->fd, &st) == 0 &&
+		  dirindex_current(dir->d->index, &st);
+	fd_procpath(dir->d->fd, path);
+	if (err == 0 && utimensat(AT_FDCWD, path, ts, 0) < 0)
+		err = -errno;
+	if (err == 0 && current)
+		restamp(dir);
+	dir_unlock(fs, dir);
+	return err;
 }
 
 /* 1 if dir has no entries but ".", ".." and our hidden files, 0 if it has. */

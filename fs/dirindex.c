@@ -6,9 +6,13 @@
  * The index is built lazily from a readdir of the backing directory, kept
  * current by the operations that change the directory through the mount
  * (dirindex_add/remove, then dirindex_stamp), and rebuilt whenever the
- * backing directory's mtime or ctime differs from the stamp recorded when
- * the index was last known to be complete — that is how changes made
- * directly in the backing tree are noticed at the next lookup.
+ * backing directory's mtime differs from the stamp recorded when the index
+ * was last known to be complete — that is how changes made directly in the
+ * backing tree are noticed at the next lookup.  Only the mtime: every change
+ * to a directory's entries sets it, while its ctime also moves for a chmod,
+ * a chown or an xattr, which leave the entries as they were and must not
+ * cost a rebuild.  (Someone who changes the entries in the backing tree and
+ * then sets the mtime back hides the change until the next one.)
  *
  * Callers hold the directory's lock.
  */
@@ -57,8 +61,8 @@ struct cfs_dirindex {
 	bool complete;          /* false after an allocation failure */
 	size_t collisions;      /* fold-equal names met since the last rebuild */
 	size_t unreachable;     /* names the rule refuses (strict), likewise */
+	size_t rebuilds;        /* readdirs of the whole directory, for tests */
 	struct timespec mtime;  /* backing directory when last complete */
-	struct timespec ctime;
 };
 
 struct cfs_dirindex *dirindex_new(void)
@@ -220,15 +224,12 @@ nomem:
 static bool stamps_equal(const struct cfs_dirindex *idx, const struct stat *st)
 {
 	return idx->mtime.tv_sec == st->st_mtim.tv_sec &&
-	       idx->mtime.tv_nsec == st->st_mtim.tv_nsec &&
-	       idx->ctime.tv_sec == st->st_ctim.tv_sec &&
-	       idx->ctime.tv_nsec == st->st_ctim.tv_nsec;
+	       idx->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
 static void set_stamps(struct cfs_dirindex *idx, const struct stat *st)
 {
 	idx->mtime = st->st_mtim;
-	idx->ctime = st->st_ctim;
 }
 
 /*
@@ -249,6 +250,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 
 	clear(idx);
 	idx->collisions = idx->unreachable = 0;
+	idx->rebuilds++;
 	fd = openat(dir->d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -309,7 +311,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		     const struct cfs_inode *dir, const struct stat *st)
 {
-	if (idx->complete && stamps_equal(idx, st))
+	if (dirindex_current(idx, st))
 		return 0;
 	return rebuild(idx, fs, rule, dir, st);
 }
@@ -373,6 +375,12 @@ void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_ru
 	}
 }
 
+/* Whether the index still describes the directory whose attributes are st. */
+bool dirindex_current(const struct cfs_dirindex *idx, const struct stat *st)
+{
+	return idx->complete && stamps_equal(idx, st);
+}
+
 /*
  * Called after the daemon changed the directory and updated the index: the
  * new timestamps st are ours, not a sign of an outside change.
@@ -400,6 +408,7 @@ int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len)
 		if (n > longest)
 			longest = n;
 	}
-	return snprintf(buf, len, "names %zu buckets %zu longest %zu collisions %zu unreachable %zu",
-			idx->count, idx->size, longest, idx->collisions, idx->unreachable);
+	return snprintf(buf, len, "names %zu buckets %zu longest %zu collisions %zu unreachable %zu "
+			"rebuilds %zu", idx->count, idx->size, longest, idx->collisions,
+			idx->unreachable, idx->rebuilds);
 }

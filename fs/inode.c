@@ -111,7 +111,7 @@ static struct cfs_inode *destroy(struct cfs_inode *in)
 	if (in->fd >= 0)
 		close(in->fd);
 	if (in->d) {
-		dir_fini(in->d);
+		dir_fini(in);
 		free(in->d);
 	}
 	free(in->name);
@@ -182,7 +182,8 @@ void inode_table_destroy(struct cfs *fs)
 	}
 	free(fs->table);
 	fdcache_destroy(&fs->fdc);
-	dir_fini(&fs->root_dir);
+	dir_fini(&fs->root);
+	dir_park_clear();
 	close(fs->root.fd);
 	if (fs->mount_fd >= 0)
 		close(fs->mount_fd);
@@ -298,37 +299,15 @@ static int new_node(struct cfs *fs, const char *name, int fd,
 }
 
 /*
- * Takes one kernel reference on the node of the entry name in dir (whose
- * descriptor the caller has pinned as dfd), creating the node if needed,
- * and fills st with the entry's attributes.
+ * Takes one kernel reference on the node of the object fd (O_PATH, consumed)
+ * is on, found as name in dir, creating the node if needed; fills st.
  */
-int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *name,
-		 struct stat *st, struct cfs_inode **out)
+int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+		    struct stat *st, struct cfs_inode **out)
 {
 	struct cfs_inode *in, *fresh = NULL, *old = NULL;
-	int fd, err, evicted = -1;
+	int err, evicted = -1;
 
-	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	pthread_mutex_lock(&fs->table_lock);
-	in = find_locked(fs, st->st_dev, st->st_ino);
-	if (in) {
-		in->nlookup++;
-		old = relocate(in, dir, name);
-	}
-	pthread_mutex_unlock(&fs->table_lock);
-	if (in) {
-		if (old)
-			release(fs, old, false);
-		*out = in;
-		return 0;
-	}
-
-	/* New to us: its identity comes from a descriptor, not the name,
-	 * which could be swapped between two calls. */
-	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	err = fstat(fd, st) < 0 ? -errno : new_node(fs, name, fd, st, &fresh);
 	if (err < 0) {
 		close(fd);
@@ -337,8 +316,9 @@ int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *nam
 	pthread_mutex_lock(&fs->table_lock);
 	in = find_locked(fs, st->st_dev, st->st_ino);
 	if (in) {
-		/* A racing lookup of another name of the object won. */
+		/* Known already (a racing lookup of another name of it won). */
 		in->nlookup++;
+		old = relocate(in, dir, name);
 	} else {
 		maybe_grow(fs);
 		in = fresh;
@@ -357,6 +337,8 @@ int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *nam
 		fresh = NULL;
 	}
 	pthread_mutex_unlock(&fs->table_lock);
+	if (old)
+		release(fs, old, false);
 	if (fresh)
 		destroy(fresh);
 	if (fd >= 0)
@@ -365,6 +347,40 @@ int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *nam
 		close(evicted);
 	*out = in;
 	return 0;
+}
+
+/*
+ * Takes one kernel reference on the node of the entry name in dir (whose
+ * descriptor the caller has pinned as dfd), creating the node if needed,
+ * and fills st with the entry's attributes.
+ */
+int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *name,
+		 struct stat *st, struct cfs_inode **out)
+{
+	struct cfs_inode *in, *old = NULL;
+	int fd;
+
+	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	pthread_mutex_lock(&fs->table_lock);
+	in = find_locked(fs, st->st_dev, st->st_ino);
+	if (in) {
+		in->nlookup++;
+		old = relocate(in, dir, name);
+	}
+	pthread_mutex_unlock(&fs->table_lock);
+	if (in) {
+		if (old)
+			release(fs, old, false);
+		*out = in;
+		return 0;
+	}
+	/* New to us: its identity comes from a descriptor, not the name,
+	 * which could be swapped between two calls. */
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return inode_lookup_fd(fs, dir, name, fd, st, out);
 }
 
 void inode_forget(struct cfs *fs, struct cfs_inode *in, uint64_t n)

@@ -1,15 +1,16 @@
 /*
  * The inode-flag ioctls, enough for e2fsprogs' chattr and lsattr and for
  * Wine's probe of FS_CASEFOLD_FL.  The kernel forwards FS_IOC_GETFLAGS and
- * FS_IOC_SETFLAGS with a 4-byte payload (not sizeof(long)), and chattr
- * insists on FS_IOC_FSGETXATTR too.
+ * FS_IOC_SETFLAGS with a 4-byte payload (not sizeof(long)), chattr insists
+ * on FS_IOC_FSGETXATTR too, and chattr -p sets FS_IOC_FSSETXATTR.
  *
  * The casefold bit is ours (the directory's xattr); every other bit is the
  * backing object's own, passed through, so lsattr shows what the backing
  * filesystem has (e.g. ext4's 'e') and chattr +i still works.  The rules
  * for changing the bit are ext4's, checked only when the bit changes:
  * EOPNOTSUPP without an encoding or on a non-directory, ENOTEMPTY unless
- * the directory is empty.
+ * the directory is empty.  Flags that need a capability are changed with
+ * only the capabilities the caller has (caller.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,14 +63,31 @@ static int backing_flags(struct cfs *fs, struct cfs_inode *in, unsigned int *fla
 	return err;
 }
 
-static int set_backing_flags(struct cfs *fs, struct cfs_inode *in, unsigned int flags)
+/*
+ * An ioctl that changes the backing object's flags, made with no capability
+ * the caller lacks (caller.c): the backing kernel judges the change against
+ * the flags the object has when it acts, not those we reported earlier.
+ */
+static int set_as_caller(fuse_req_t req, int fd, unsigned long cmd, void *arg)
 {
-	int fd = open_backing(fs, in), v = (int)flags, err = 0;
+	struct caller_caps saved;
+	int err = caller_caps_begin(req, &saved);
+
+	if (err < 0)
+		return err;
+	if (ioctl(fd, cmd, arg) < 0)
+		err = errno == ENOTTY ? -EOPNOTSUPP : -errno;
+	caller_caps_end(&saved);
+	return err;
+}
+
+static int set_backing_flags(fuse_req_t req, struct cfs_inode *in, unsigned int flags)
+{
+	int fd = open_backing(cfs_of(req), in), v = (int)flags, err;
 
 	if (fd < 0)
 		return fd == -ENOTTY ? -EOPNOTSUPP : fd;
-	if (ioctl(fd, FS_IOC_SETFLAGS, &v) < 0)
-		err = errno == ENOTTY ? -EOPNOTSUPP : -errno;
+	err = set_as_caller(req, fd, FS_IOC_SETFLAGS, &v);
 	close(fd);
 	return err;
 }
@@ -107,9 +125,15 @@ static int change_casefold(struct cfs *fs, struct cfs_inode *in, bool on)
 	return r;
 }
 
-/* The directory lock makes the emptiness check and the change one step. */
-static int set_flags(struct cfs *fs, struct cfs_inode *in, unsigned int flags)
+/*
+ * The directory lock makes the emptiness check and the change one step.
+ * The other bits are set whenever they differ from the backing object's:
+ * even when the caller's request leaves them as we reported them, the
+ * object may have changed since (the backing kernel checks the change).
+ */
+static int set_flags(fuse_req_t req, struct cfs_inode *in, unsigned int flags)
 {
+	struct cfs *fs = cfs_of(req);
 	bool on = flags & CFS_CASEFOLD_FL;
 	unsigned int old;
 	int err = backing_flags(fs, in, &old);
@@ -126,21 +150,45 @@ static int set_flags(struct cfs *fs, struct cfs_inode *in, unsigned int flags)
 		dir_unlock(fs, in);
 	}
 	if (err == 0 && (flags & ~CFS_CASEFOLD_FL) != old)
-		err = set_backing_flags(fs, in, flags & ~CFS_CASEFOLD_FL);
+		err = set_backing_flags(req, in, flags & ~CFS_CASEFOLD_FL);
 	return err;
 }
 
-/* Project quota fields and xflags come from the backing object if it has them. */
-static void get_fsxattr(struct cfs *fs, struct cfs_inode *in, struct fsxattr *fa)
+/*
+ * Project quota fields and xflags come from the backing object: zeros where
+ * it has none, but, as for the flags, any other failure is an error.
+ */
+static int get_fsxattr(struct cfs *fs, struct cfs_inode *in, struct fsxattr *fa)
 {
-	int fd = open_backing(fs, in);
+	int fd = open_backing(fs, in), err = 0;
 
 	memset(fa, 0, sizeof(*fa));
+	if (fd == -ENOTTY)
+		return 0;
 	if (fd < 0)
-		return;
-	if (ioctl(fd, FS_IOC_FSGETXATTR, fa) < 0)
+		return fd;
+	if (ioctl(fd, FS_IOC_FSGETXATTR, fa) < 0) {
+		err = errno == ENOTTY || errno == EOPNOTSUPP ? 0 : -errno;
 		memset(fa, 0, sizeof(*fa));
+	}
 	close(fd);
+	return err;
+}
+
+/*
+ * FS_IOC_FSSETXATTR (chattr -p, xfs_io chattr): passed to the backing
+ * object with the same capability rule as FS_IOC_SETFLAGS.  The casefold
+ * bit has no xflag, so this never changes it.
+ */
+static int set_fsxattr(fuse_req_t req, struct cfs_inode *in, struct fsxattr *fa)
+{
+	int fd = open_backing(cfs_of(req), in), err;
+
+	if (fd < 0)
+		return fd == -ENOTTY ? -EOPNOTSUPP : fd;
+	err = set_as_caller(req, fd, FS_IOC_FSSETXATTR, fa);
+	close(fd);
+	return err;
 }
 
 void cfs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
@@ -173,7 +221,7 @@ void cfs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		if (in_bufsz < sizeof(v))
 			break;
 		memcpy(&v, in_buf, sizeof(v));
-		err = set_flags(fs, in, v);
+		err = set_flags(req, in, v);
 		if (err < 0)
 			fuse_reply_err(req, -err);
 		else
@@ -182,8 +230,21 @@ void cfs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	case FS_IOC_FSGETXATTR:
 		if (out_bufsz < sizeof(fa))
 			break;
-		get_fsxattr(fs, in, &fa);
-		fuse_reply_ioctl(req, 0, &fa, sizeof(fa));
+		err = get_fsxattr(fs, in, &fa);
+		if (err < 0)
+			fuse_reply_err(req, -err);
+		else
+			fuse_reply_ioctl(req, 0, &fa, sizeof(fa));
+		return;
+	case FS_IOC_FSSETXATTR:
+		if (in_bufsz < sizeof(fa))
+			break;
+		memcpy(&fa, in_buf, sizeof(fa));
+		err = set_fsxattr(req, in, &fa);
+		if (err < 0)
+			fuse_reply_err(req, -err);
+		else
+			fuse_reply_ioctl(req, 0, NULL, 0);
 		return;
 	default:
 		fuse_reply_err(req, ENOTTY);

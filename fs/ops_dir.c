@@ -10,10 +10,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "casefoldfs.h"
+
+/* Fills e's reply fields for the node in, reached in dir as given. */
+static void fill_entry(struct cfs *fs, struct cfs_inode *dir, const char *given,
+		       const char *stored, struct cfs_inode *in, struct fuse_entry_param *e)
+{
+	e->ino = inode_id(fs, in);
+	e->attr_timeout = fs->attr_timeout;
+	e->entry_timeout = dcache_positive(fs, dir, given, stored);
+}
 
 /*
  * Fills e for the stored name in dir, asked for as given, and takes one
@@ -27,12 +38,23 @@ static int make_entry(struct cfs *fs, struct cfs_inode *dir, const char *given,
 
 	memset(e, 0, sizeof(*e));
 	err = inode_lookup(fs, dir, dir->d->fd, stored, &e->attr, &in);
-	if (err < 0)
-		return err;
-	e->ino = inode_id(fs, in);
-	e->attr_timeout = fs->attr_timeout;
-	e->entry_timeout = dcache_positive(fs, dir, given, stored);
-	return 0;
+	if (err == 0)
+		fill_entry(fs, dir, given, stored, in, e);
+	return err;
+}
+
+/* Likewise for the object we just created as name, open as fd (consumed). */
+static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+			 struct fuse_entry_param *e)
+{
+	struct cfs_inode *in;
+	int err;
+
+	memset(e, 0, sizeof(*e));
+	err = inode_lookup_fd(fs, dir, name, fd, &e->attr, &in);
+	if (err == 0)
+		fill_entry(fs, dir, name, name, in, e);
+	return err;
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -99,10 +121,12 @@ static int check_new_name(struct cfs *fs, struct cfs_inode *dir, const char *nam
 }
 
 /*
- * The daemon creates as root: hand the new entry to the caller, except the
- * group in a set-gid directory, which the backing kernel already chose.
+ * The daemon creates as root: hand the new object, open as fd, to the
+ * caller — through the descriptor, never the name, which anyone who can
+ * write the backing directory could have pointed elsewhere meanwhile.  The
+ * group stays what the backing kernel chose in a set-gid directory.
  */
-static int give_to_caller(fuse_req_t req, struct cfs_inode *dir, const char *name)
+static int give_to_caller(fuse_req_t req, struct cfs_inode *dir, int fd)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	gid_t gid = ctx->gid;
@@ -114,27 +138,20 @@ static int give_to_caller(fuse_req_t req, struct cfs_inode *dir, const char *nam
 		gid = (gid_t)-1;
 	if (ctx->uid == geteuid() && (gid == (gid_t)-1 || gid == getegid()))
 		return 0;
-	if (fchownat(dir->d->fd, name, ctx->uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fchownat(fd, "", ctx->uid, gid, AT_EMPTY_PATH) < 0)
 		return -errno;
 	return 0;
 }
 
 /* New subdirectories of a +F directory are +F: set before anyone sees it. */
-static int inherit_flag(struct cfs_inode *dir, const char *name)
+static int inherit_flag(struct cfs_inode *dir, int fd)
 {
 	char path[32];
-	int fd, err = 0;
 
 	if (!dir->d->casefold)
 		return 0;
-	fd = openat(dir->d->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	fd_procpath(fd, path);
-	if (setxattr(path, CFS_FLAG_XATTR, "1", 1, 0) < 0)
-		err = -errno;
-	close(fd);
-	return err;
+	return setxattr(path, CFS_FLAG_XATTR, "1", 1, 0) < 0 ? -errno : 0;
 }
 
 /* What a creating operation makes: a node, a directory, a symlink, a link. */
@@ -143,13 +160,17 @@ struct newnode {
 	dev_t rdev;
 	const char *target;          /* symlink */
 	int link_fd;                 /* hard link: the pinned target, else -1 */
+	struct stat made;            /* the object made: identity checks */
+	struct timespec before;      /* the clock just before it was made */
 };
 
-static int make_backing(struct cfs_inode *dir, const char *name, const struct newnode *n)
+static int make_backing(struct cfs_inode *dir, const char *name, struct newnode *n)
 {
 	int dfd = dir->d->fd, r;
 	char path[32];
 
+	/* The coarse clock is what filesystems stamp inodes with. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &n->before);
 	if (n->link_fd >= 0) {
 		r = linkat(n->link_fd, "", dfd, name, AT_EMPTY_PATH);
 		if (r < 0 && errno == ENOENT) {
@@ -167,35 +188,153 @@ static int make_backing(struct cfs_inode *dir, const char *name, const struct ne
 	return r < 0 ? -errno : 0;
 }
 
+static bool before_or_equal(const struct timespec *a, const struct statx_timestamp *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec <= (long)b->tv_nsec);
+}
+
+/*
+ * Is the object fd is on the one we just made as n?  mkdirat, mknodat,
+ * symlinkat and linkat give no descriptor, and between making the entry and
+ * opening it a writer of the backing directory could have put another
+ * object under the name: then it must not be chowned, flagged or answered.
+ * A hard link is the target's inode.  Anything else we made is ours (the
+ * daemon's uid), of the right type, has one name (two entries for a
+ * directory) and, where the filesystem records it, was born no earlier than
+ * our call — which rules out an older object of ours renamed onto the name.
+ */
+static bool is_made(int dfd, const char *name, struct newnode *n)
+{
+	int flags = AT_SYMLINK_NOFOLLOW | (*name ? 0 : AT_EMPTY_PATH);
+	struct statx sx;
+
+	if (statx(dfd, name, flags, STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
+		return false;
+	n->made.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	n->made.st_ino = sx.stx_ino;
+	if (n->link_fd >= 0) {
+		struct stat t;
+
+		return fstat(n->link_fd, &t) == 0 && t.st_dev == n->made.st_dev &&
+		       t.st_ino == n->made.st_ino;
+	}
+	if ((sx.stx_mode & S_IFMT) != (n->mode & S_IFMT) || sx.stx_uid != geteuid())
+		return false;
+	if (sx.stx_nlink != (S_ISDIR(n->mode) ? 2u : 1u))
+		return false;
+	return !(sx.stx_mask & STATX_BTIME) || before_or_equal(&n->before, &sx.stx_btime);
+}
+
+/*
+ * Opens what we just made as name, O_PATH: the descriptor or -errno
+ * (-EEXIST: the name now leads to another object, not to be touched).
+ */
+static int open_made(struct cfs_inode *dir, const char *name, struct newnode *n)
+{
+	int fd = openat(dir->d->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? -EEXIST : -errno;
+	if (!is_made(fd, "", n)) {
+		close(fd);
+		return -EEXIST;
+	}
+	return fd;
+}
+
+/*
+ * Undoes a creation that cannot be completed, so that the error we answer
+ * leaves the tree as it was.  The name is removed only if it still leads to
+ * the object made: the one seen through its descriptor (n->made), or, when
+ * no descriptor could be had, one that passes is_made.  unlinkat takes only
+ * a name, so a swap in the one system call between is not caught.
+ */
+static void unmake(struct cfs_inode *dir, const char *name, struct newnode *n, bool opened)
+{
+	struct stat st;
+
+	if (!opened) {
+		if (!is_made(dir->d->fd, name, n))
+			return;
+	} else if (fstatat(dir->d->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		   st.st_dev != n->made.st_dev || st.st_ino != n->made.st_ino) {
+		return;
+	}
+	unlinkat(dir->d->fd, name, S_ISDIR(n->mode) && n->link_fd < 0 ? AT_REMOVEDIR : 0);
+}
+
+/*
+ * The mode to create with.  The kernel leaves the caller's umask to us
+ * (FUSE_CAP_DONT_MASK, main.c) because, as on Linux, it must not apply where
+ * the parent directory has a default ACL: the backing kernel then derives
+ * the permissions from that ACL and the mode.  Symlinks are always 0777.
+ */
+static mode_t creation_mode(fuse_req_t req, struct cfs_inode *dir, mode_t mode)
+{
+	char path[32];
+
+	if (S_ISLNK(mode))
+		return mode;
+	fd_procpath(dir->d->fd, path);
+	if (getxattr(path, "system.posix_acl_default", NULL, 0) > 0)
+		return mode;
+	return mode & ~fuse_req_ctx(req)->umask;
+}
+
+/*
+ * Makes name in dir as n says, hands it to the caller and fills e; on any
+ * error the entry is gone again (dir's lock held).
+ */
+static int make_locked(fuse_req_t req, struct cfs_inode *dir, const char *name,
+		       struct newnode *n, struct fuse_entry_param *e)
+{
+	struct cfs *fs = cfs_of(req);
+	char stored[CFS_NAME_MAX + 1];
+	int err, fd;
+
+	err = check_new_name(fs, dir, name, stored);
+	if (err < 0)
+		return err;
+	n->mode = creation_mode(req, dir, n->mode);
+	err = make_backing(dir, name, n);
+	if (err < 0)
+		return err;
+	fd = open_made(dir, name, n);
+	if (fd < 0) {
+		/* Out of descriptors, say: the entry must not stay behind. */
+		if (fd != -EEXIST)
+			unmake(dir, name, n, false);
+		return fd;
+	}
+	err = n->link_fd >= 0 ? 0 : give_to_caller(req, dir, fd);
+	if (err == 0 && S_ISDIR(n->mode) && n->link_fd < 0)
+		err = inherit_flag(dir, fd);
+	if (err == 0)
+		err = make_entry_fd(fs, dir, name, fd, e);
+	else
+		close(fd);
+	if (err < 0) {
+		unmake(dir, name, n, true);
+		return err;
+	}
+	dir_added(fs, dir, name);
+	dcache_created(fs, dir, name);
+	return 0;
+}
+
 static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
-		      const struct newnode *n)
+		      struct newnode *n)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *dir = inode_get(fs, parent);
-	char stored[CFS_NAME_MAX + 1];
 	struct fuse_entry_param e;
 	int err;
 
 	err = dir_lock(fs, dir);
-	if (err < 0)
-		goto out;
-	err = check_new_name(fs, dir, name, stored);
-	if (err == 0)
-		err = make_backing(dir, name, n);
-	if (err == 0 && n->link_fd < 0) {
-		err = give_to_caller(req, dir, name);
-		if (err == 0 && S_ISDIR(n->mode))
-			err = inherit_flag(dir, name);
-		if (err < 0)
-			unlinkat(dir->d->fd, name, S_ISDIR(n->mode) ? AT_REMOVEDIR : 0);
-	}
 	if (err == 0) {
-		dir_added(fs, dir, name);
-		dcache_created(fs, dir, name);
-		err = make_entry(fs, dir, name, name, &e);
+		err = make_locked(req, dir, name, n, &e);
+		dir_unlock(fs, dir);
 	}
-	dir_unlock(fs, dir);
-out:
 	if (err < 0)
 		fuse_reply_err(req, -err);
 	else
@@ -239,47 +378,76 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 	inode_unpin(fs, in, n.link_fd);
 }
 
+/* The node of the file we just created and hold open as fd. */
+static int entry_of_open(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+			 struct fuse_entry_param *e)
+{
+	char path[32];
+	int pfd;
+
+	fd_procpath(fd, path);
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	return make_entry_fd(fs, dir, name, pfd, e);
+}
+
 /*
  * O_CREAT reaches us only after a negative lookup, but a fold-equal name may
- * have appeared since: then, as on Linux, the existing entry is opened
- * (O_EXCL: EEXIST) and the caller's spelling is not stored.
+ * have appeared since.  Opening it here would open it as root, past the
+ * checks the kernel makes on opening an existing file (modes, ACLs, O_TRUNC,
+ * protected_regular in sticky directories).  ESTALE makes the kernel repeat
+ * the path walk with revalidation (do_filp_open's LOOKUP_REVAL retry): its
+ * lookup then finds the entry, and the kernel opens it as Linux opens any
+ * existing file, checks included — O_EXCL gives EEXIST as before.  Returns
+ * the open descriptor, or -errno with the tree as it was (dir's lock held).
  */
+static int create_locked(fuse_req_t req, struct cfs_inode *dir, const char *name,
+			 mode_t mode, const struct fuse_file_info *fi,
+			 struct fuse_entry_param *e)
+{
+	struct cfs *fs = cfs_of(req);
+	struct newnode n = { .mode = S_IFREG, .link_fd = -1 };
+	char stored[CFS_NAME_MAX + 1];
+	int err, fd;
+
+	err = check_new_name(fs, dir, name, stored);
+	if (err == -EEXIST)
+		return fi->flags & O_EXCL ? -EEXIST : -ESTALE;
+	if (err < 0)
+		return err;
+	fd = openat(dir->d->fd, name, fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    creation_mode(req, dir, mode));
+	if (fd < 0)
+		return -errno;
+	err = fstat(fd, &n.made) < 0 ? -errno : give_to_caller(req, dir, fd);
+	if (err == 0)
+		err = entry_of_open(fs, dir, name, fd, e);
+	if (err < 0) {
+		unmake(dir, name, &n, true);
+		close(fd);
+		return err;
+	}
+	dir_added(fs, dir, name);
+	dcache_created(fs, dir, name);
+	return fd;
+}
+
 static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		      struct fuse_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *dir = inode_get(fs, parent);
-	char stored[CFS_NAME_MAX + 1];
 	struct fuse_entry_param e;
-	int err, fd = -1;
+	int fd;
 
-	err = dir_lock(fs, dir);
-	if (err < 0)
-		goto out;
-	err = check_new_name(fs, dir, name, stored);
-	if (err == -EEXIST && !(fi->flags & O_EXCL)) {
-		fd = openat(dir->d->fd, stored, fi->flags | O_NOFOLLOW | O_CLOEXEC, mode);
-		err = fd < 0 ? -errno : 0;
-	} else if (err == 0) {
-		strcpy(stored, name);
-		fd = openat(dir->d->fd, name,
-			    fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-		err = fd < 0 ? -errno : give_to_caller(req, dir, name);
-		if (err == 0) {
-			dir_added(fs, dir, name);
-			dcache_created(fs, dir, name);
-		} else if (fd >= 0) {
-			unlinkat(dir->d->fd, name, 0);
-		}
+	fd = dir_lock(fs, dir);
+	if (fd == 0) {
+		fd = create_locked(req, dir, name, mode, fi, &e);
+		dir_unlock(fs, dir);
 	}
-	if (err == 0)
-		err = make_entry(fs, dir, name, stored, &e);
-	dir_unlock(fs, dir);
-out:
-	if (err < 0) {
-		if (fd >= 0)
-			close(fd);
-		fuse_reply_err(req, -err);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
 		return;
 	}
 	fi->fh = (uint64_t)fd;
@@ -300,8 +468,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 	err = dir_resolve(fs, dir, name, stored);
 	if (err == 0) {
 		inode_hold_name(fs, dir->d->fd, stored);
-		if (unlinkat(dir->d->fd, stored, flags) < 0)
-			err = -errno;
+		err = caller_unlinkat(req, dir->d->fd, stored, flags);
 	}
 	if (err == 0) {
 		dir_removed(fs, dir, stored);
@@ -333,9 +500,10 @@ static bool same_object(const struct stat *a, const struct stat *b)
  * stored name b; a rename onto the same object (Foo -> FOO, or a hard link
  * of itself) succeeds and changes nothing.
  */
-static int do_rename(struct cfs *fs, struct cfs_inode *dir, const char *name,
+static int do_rename(fuse_req_t req, struct cfs_inode *dir, const char *name,
 		     struct cfs_inode *ndir, const char *newname, unsigned int flags)
 {
+	struct cfs *fs = cfs_of(req);
 	char from[CFS_NAME_MAX + 1], to[CFS_NAME_MAX + 1];
 	int dfd = dir->d->fd, ndfd = ndir->d->fd;
 	struct stat sfrom, sto;
@@ -360,15 +528,21 @@ static int do_rename(struct cfs *fs, struct cfs_inode *dir, const char *name,
 		goto done;
 	if (replacing && !(flags & RENAME_EXCHANGE))
 		inode_hold_name(fs, ndfd, to);
-	if (renameat2(dfd, from, ndfd, to, flags) < 0)
-		return -errno;
+	err = caller_renameat2(req, dfd, from, ndfd, to, flags);
+	if (err < 0)
+		return err;
 	inode_moved(fs, &sfrom, ndir, to);
+	/* Every name stays or goes as the index says: keep it current. */
 	if (flags & RENAME_EXCHANGE) {
 		inode_moved(fs, &sto, dir, from);
+		dir_touched(dir);
+		dir_touched(ndir);
 	} else {
 		dir_removed(fs, dir, from);
 		if (!replacing)
 			dir_added(fs, ndir, to);
+		else if (ndir != dir)
+			dir_touched(ndir);
 	}
 done:
 	/* The kernel moves its dentry for name to newname, whatever we did. */
@@ -390,7 +564,7 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 	err = dir_lock2(fs, dir, ndir);
 	if (err == 0) {
-		err = do_rename(fs, dir, name, ndir, newname, flags);
+		err = do_rename(req, dir, name, ndir, newname, flags);
 		dir_unlock2(fs, dir, ndir);
 	}
 	fuse_reply_err(req, -err);

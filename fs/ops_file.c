@@ -61,6 +61,14 @@ static struct timespec time_arg(const struct timespec *t, int valid, int set, in
 	return ts;
 }
 
+#define TIMES (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)
+
+static void time_args(const struct stat *attr, int valid, struct timespec ts[2])
+{
+	ts[0] = time_arg(&attr->st_atim, valid, FUSE_SET_ATTR_ATIME, FUSE_SET_ATTR_ATIME_NOW);
+	ts[1] = time_arg(&attr->st_mtim, valid, FUSE_SET_ATTR_MTIME, FUSE_SET_ATTR_MTIME_NOW);
+}
+
 /* pfd: the node's pinned descriptor; fd: an open one for regular files, or -1. */
 static int set_attrs(int pfd, const struct stat *attr, int valid, int fd)
 {
@@ -77,17 +85,32 @@ static int set_attrs(int pfd, const struct stat *attr, int valid, int fd)
 			     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
 	if (r == 0 && (valid & FUSE_SET_ATTR_SIZE))
 		r = fd >= 0 ? ftruncate(fd, attr->st_size) : truncate(path, attr->st_size);
-	if (r == 0 && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
-		struct timespec ts[2] = {
-			time_arg(&attr->st_atim, valid, FUSE_SET_ATTR_ATIME,
-				 FUSE_SET_ATTR_ATIME_NOW),
-			time_arg(&attr->st_mtim, valid, FUSE_SET_ATTR_MTIME,
-				 FUSE_SET_ATTR_MTIME_NOW),
-		};
+	if (r == 0 && (valid & TIMES)) {
+		struct timespec ts[2];
 
+		time_args(attr, valid, ts);
 		r = fd >= 0 ? futimens(fd, ts) : utimensat(AT_FDCWD, path, ts, 0);
 	}
 	return r < 0 ? -errno : 0;
+}
+
+/*
+ * A directory's times are set under its lock, so that its index, which an
+ * mtime of its own would otherwise mark stale, stays current (dir.c).
+ */
+static int set_node_attrs(struct cfs *fs, struct cfs_inode *in, int pfd,
+			  const struct stat *attr, int valid, int fd)
+{
+	struct timespec ts[2];
+	int err;
+
+	if (!in->d || !(valid & TIMES))
+		return set_attrs(pfd, attr, valid, fd);
+	err = set_attrs(pfd, attr, valid & ~TIMES, fd);
+	if (err < 0)
+		return err;
+	time_args(attr, valid, ts);
+	return dir_set_times(fs, in, ts);
 }
 
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
@@ -103,7 +126,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 		fuse_reply_err(req, -pfd);
 		return;
 	}
-	err = set_attrs(pfd, attr, valid, fd);
+	err = set_node_attrs(fs, in, pfd, attr, valid, fd);
 	if (err < 0)
 		fuse_reply_err(req, -err);
 	else
