@@ -101,6 +101,10 @@ static int give_to_caller(fuse_req_t req, struct cfs_inode *dir, const char *nam
 	gid_t gid = ctx->gid;
 	struct stat st;
 
+	/* An unprivileged daemon cannot: entries stay its user's, as on any
+	 * filesystem a user mounts. */
+	if (!cfs_of(req)->can_chown)
+		return 0;
 	if (fstat(dir->d->fd, &st) < 0)
 		return -errno;
 	if (st.st_mode & S_ISGID)
@@ -115,17 +119,14 @@ static int give_to_caller(fuse_req_t req, struct cfs_inode *dir, const char *nam
 /* New subdirectories of a +F directory are +F: set before anyone sees it. */
 static int inherit_flag(struct cfs_inode *dir, const char *name)
 {
-	char path[32];
-	int fd, err = 0;
+	int fd, err;
 
 	if (!dir->d->casefold)
 		return 0;
 	fd = openat(dir->d->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	fd_procpath(fd, path);
-	if (setxattr(path, CFS_FLAG_XATTR, "1", 1, 0) < 0)
-		err = -errno;
+	err = flagstore_set(fd, true);
 	close(fd);
 	return err;
 }
