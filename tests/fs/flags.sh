@@ -46,10 +46,20 @@ touch ci/plain/inner/Deep ci/plain/Shallow
 
 # The flag lives in the backing tree, out of sight through the mount.
 getfattr -d -m - ci 2>/dev/null | grep -q casefoldfs && fail "our xattr is visible"
-getfattr -n trusted.casefoldfs.casefold ci >/dev/null 2>&1 && fail "our xattr is readable"
-setfattr -n trusted.casefoldfs.casefold -v 1 cs 2>/dev/null && fail "our xattr is writable"
-getfattr -n trusted.casefoldfs.casefold --only-values "$B/ci" 2>/dev/null | grep -q 1 ||
+getfattr -n "${CFS_XATTRS}casefold" ci >/dev/null 2>&1 && fail "our xattr is readable"
+setfattr -n "${CFS_XATTRS}casefold" -v 1 cs 2>/dev/null && fail "our xattr is writable"
+getfattr -n "${CFS_XATTRS}casefold" --only-values "$B/ci" 2>/dev/null | grep -q 1 ||
 	fail "backing directory lacks the flag xattr"
+# Both stores' names are ours, whichever the tree uses (a tree may carry
+# the other one's from a copy): invisible and refused.
+for store in trusted user; do
+	setfattr -n $store.casefoldfs.casefold -v 1 cs 2>/dev/null && fail "$store flag writable"
+	setfattr -n $store.casefoldfs.x -v 1 cs 2>/dev/null && fail "$store.casefoldfs.x writable"
+	getfattr -n $store.casefoldfs.casefold ci >/dev/null 2>&1 && fail "$store flag readable"
+done
+mkdir cs2 && setfattr -n user.casefoldfs.other -v 1 "$B/cs2" || fail "backing xattr"
+getfattr -d -m - cs2 2>/dev/null | grep -q casefoldfs && fail "a user.casefoldfs. xattr is listed"
+getfattr -n user.casefoldfs.other cs2 >/dev/null 2>&1 && fail "a user.casefoldfs. xattr is readable"
 cd /
 cfs_umount
 
