@@ -54,10 +54,20 @@ trap cleanup EXIT
 CF_DAEMON_NOFILE=${CF_DAEMON_NOFILE:-256}
 CF_MOUNT_OPTS=${CF_MOUNT_OPTS:-}
 
+# CFS_AS=UID (root only): cfs_mount runs the daemon as that user, with no
+# groups, as a test of both modes needs; the user must own $B and $M and
+# reach them ($T is made 0755 for it), and only that user can use the mount.
+CFS_AS=
+
 # cfs_mount [OPTIONS...]: mounts $B on $M and waits until it is there.
 cfs_mount() {
+	local as=()
+	if [ -n "$CFS_AS" ]; then
+		chmod 755 "$T"
+		as=(setpriv --reuid="$CFS_AS" --regid="$CFS_AS" --clear-groups)
+	fi
 	# shellcheck disable=SC2086
-	prlimit --nofile="$CF_DAEMON_NOFILE:$CF_DAEMON_NOFILE" \
+	"${as[@]}" prlimit --nofile="$CF_DAEMON_NOFILE:$CF_DAEMON_NOFILE" \
 		"$CFS" -f $CF_MOUNT_OPTS "$@" "$B" "$M" 2>>"$T/daemon.log" &
 	CFS_PID=$!
 	for _ in $(seq 200); do
