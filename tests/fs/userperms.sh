@@ -78,4 +78,16 @@ chmod 755 "$B/a_plain"
 as_b sh -c ": > '$M/a_plain/again'" 2>/dev/null && fail "B created in A's 755 directory"
 [ -e "$B/a_plain/again" ] && fail "backing entry made for B"
 CFS_AS=65534 cfs_umount
+
+# A backing filesystem without user.* xattrs (ramfs; tmpfs before Linux
+# 6.6): the mount works and says so, chattr +F is EOPNOTSUPP.
+mkdir "$T/ram" && mount -t ramfs ramfs "$T/ram" || skip "no ramfs"
+trap 'mounted && fusermount3 -uz "$M"; umount -l "$T/ram"; cleanup' EXIT
+chown 65534:65534 "$T/ram"
+B=$T/ram CFS_AS=65534 cfs_mount
+grep -q "keeps no user.\* xattrs: chattr +F will fail" "$T/daemon.log" || fail "no warning"
+as_a mkdir "$M/d" || fail "mkdir on ramfs"
+as_a chattr +F "$M/d" 2>&1 | grep -q "Operation not supported" || fail "+F without xattrs"
+as_a lsattr -d "$M/d" | grep -q '^[^ ]*F' && fail "F shown without a store"
+CFS_AS=65534 cfs_umount
 echo "userperms: ok"
