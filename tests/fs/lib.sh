@@ -25,6 +25,7 @@ else
 	[ "$(id -u)" = 0 ] || skip "mounting needs root (or CF_UNPRIV=1 and a usable /dev/fuse)"
 	CFS_XATTRS=trusted.casefoldfs.
 fi
+export CFS_XATTRS  # for tests/fs/stress.py
 [ -c /dev/fuse ] || skip "no /dev/fuse"
 command -v fusermount3 >/dev/null || skip "no fusermount3"
 command -v perl >/dev/null || skip "no perl"

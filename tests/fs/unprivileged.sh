@@ -18,10 +18,13 @@ setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CF_BUILD/casefoldfs
 	skip "uid 65534 cannot run $CF_BUILD/casefoldfs"
 chmod 0666 /dev/fuse || skip "cannot make /dev/fuse usable by users"
 
-# samba (smbd as root), perms, limits (tmpfs mounts) and the scale and
-# stress suites need root or are too long to run twice.
+# Not here: samba (smbd runs as root), perms (root's allow_other; a user's
+# is userperms.sh), limits (tmpfs mounts), super (crosses modes itself),
+# index, scale and stress (long; stress_model and kill_stress cover the
+# random operations), differential (a VM).
 suites="fs/lookup fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/killed
-	fs/hostile clients/git clients/rsync_tar clients/python_coreutils"
+	fs/hostile fs/stress_model fs/kill_stress clients/git clients/rsync_tar
+	clients/python_coreutils"
 status=0 ran=0
 for t in ${CF_UNPRIV_SUITES:-$suites}; do
 	if out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
