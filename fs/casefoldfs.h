@@ -81,6 +81,7 @@ struct cfs_dir {
 				   every change to this directory's entries */
 	int fd;                 /* backing descriptor, pinned by dir_lock; lock */
 	bool casefold;          /* +F, mirrors the flag store; lock */
+	bool flag_unknown;      /* the flag could not be read (EACCES); lock */
 	bool gone_reported;     /* removed behind our back, and logged; lock */
 	struct timespec flag_ctime; /* backing ctime when casefold was read; lock */
 	struct cfs_dirindex *index; /* NULL until first needed; lock */

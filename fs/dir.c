@@ -17,15 +17,21 @@
 /*
  * Reads the flag of the directory open as fd into d.  The ctime taken
  * first lets dir_resolve notice a flag set or cleared in the backing tree.
+ * A flag the daemon may not read (an unprivileged daemon, a directory
+ * without read permission for it) leaves the rule unknown: dir_resolve
+ * then answers only what both rules agree on.
  */
 static int load_flag(struct cfs_dir *d, int fd)
 {
 	struct stat st;
+	int err;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	d->flag_ctime = st.st_ctim;
-	return flagstore_get(fd, &d->casefold);
+	err = flagstore_get(fd, &d->casefold);
+	d->flag_unknown = err == -EACCES;
+	return d->flag_unknown ? 0 : err;
 }
 
 /* A directory node's own state, for the directory open as fd. */
@@ -219,6 +225,10 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 		if (errno != ENOENT)
 			return -errno;
 	}
+	/* The exact name is the answer under either rule; a miss is not:
+	 * a fold-equal name may exist, which the daemon cannot list. */
+	if (d->flag_unknown)
+		return -EACCES;
 	if (rule == CFS_EXACT)
 		return -ENOENT;
 	err = build_index(fs, dir, rule, &dst);

@@ -20,7 +20,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include "casefoldfs.h"
 
@@ -58,33 +60,55 @@ int flagstore_parse(const char *word, enum cfs_store *s)
 }
 
 /*
- * The flag of the directory open as fd (O_PATH will do).  A directory the
- * daemon may not read (EACCES, user store only) counts as plain: its names
- * cannot be listed to build an index either, and exact lookups still work.
+ * The flag of the directory open as fd (O_PATH will do).  -EACCES when
+ * the daemon may not read the directory (user store only: user.* xattrs
+ * need read permission, trusted.* ones CAP_SYS_ADMIN, which ignores modes).
  */
 int flagstore_get(int fd, bool *on)
 {
 	char path[32], value[8];
 
 	fd_procpath(fd, path);
+	*on = false;
 	if (getxattr(path, flag_names[store], value, sizeof(value)) >= 0)
 		*on = true;
-	else if (errno == ENODATA || errno == ENOTSUP || errno == EACCES)
-		*on = false;
-	else
+	else if (errno != ENODATA && errno != ENOTSUP)
 		return -errno;
 	return 0;
 }
 
-int flagstore_set(int fd, bool on)
+static int set_xattr(const char *path, bool on)
 {
-	char path[32];
-
-	fd_procpath(fd, path);
 	if (on ? setxattr(path, flag_names[store], "1", 1, 0) < 0
 	       : removexattr(path, flag_names[store]) < 0 && errno != ENODATA)
 		return -errno;
 	return 0;
+}
+
+/*
+ * Sets or clears the flag of the directory open as fd.  A user.* xattr
+ * needs write permission, where ext4 asks the owner for none: on a
+ * directory of the daemon's own without u+w (mkdir -m 555 in a +F
+ * directory, chattr +F on one), the daemon lends itself u+w for the one
+ * call.  Only its own user could write there meanwhile, who could chmod.
+ */
+int flagstore_set(int fd, bool on)
+{
+	char path[32];
+	struct stat st;
+	int err;
+
+	fd_procpath(fd, path);
+	err = set_xattr(path, on);
+	if (err != -EACCES || store != CFS_STORE_USER || fstat(fd, &st) < 0 ||
+	    st.st_uid != geteuid() || (st.st_mode & S_IWUSR))
+		return err;
+	if (chmod(path, (st.st_mode & 07777) | S_IWUSR) < 0)
+		return err;
+	err = set_xattr(path, on);
+	if (chmod(path, st.st_mode & 07777) < 0 && err == 0)
+		err = -errno;
+	return err;
 }
 
 /* Any xattr of either store's namespace: never the caller's business. */
