@@ -9,6 +9,8 @@
  *   dirindex.c  per-directory index of stored names keyed by name hash
  *   inode.c     the node table: locators, lookup/forget counts
  *   fdcache.c   the bounded cache of backing descriptors
+ *   flagstore.c where the casefold flag lives (an xattr, trusted or user)
+ *   caps.c      what the daemon may do (root, or an ordinary user)
  *   dir.c       the casefold flag and name resolution inside one directory
  *   ops_dir.c   namespace operations (lookup, create, rename, ...)
  *   readdir.c   directory listings, without per-open state
@@ -40,14 +42,19 @@
 /* FS_CASEFOLD_FL, as ext4 reports it through FS_IOC_GETFLAGS. */
 #define CFS_CASEFOLD_FL 0x40000000u
 
-/* The xattr on a backing directory that makes it case-insensitive. */
-#define CFS_FLAG_XATTR "trusted.casefoldfs.casefold"
-/* Every xattr with this prefix is ours: hidden from listxattr, refused. */
-#define CFS_XATTR_PREFIX "trusted.casefoldfs."
-/* Except this one, read-only on directories: the index's statistics. */
-#define CFS_INDEX_XATTR "trusted.casefoldfs.index"
-/* And this one, read-only on the root: the node table's figures. */
-#define CFS_STATS_XATTR "trusted.casefoldfs.stats"
+/*
+ * Where the casefold flag of a backing directory lives (flagstore.c): the
+ * xattr PREFIX "casefold" (value "1"), PREFIX per store.  Every xattr with
+ * either prefix is ours: hidden from listxattr, refused.  Except, under the
+ * tree's own prefix, "index" (read-only on directories: the index's
+ * statistics) and "stats" (read-only on the root: the node table's figures).
+ */
+enum cfs_store {
+	CFS_STORE_TRUSTED, /* only CAP_SYS_ADMIN may touch it: root's trees */
+	CFS_STORE_USER,    /* what an unprivileged daemon can write */
+};
+#define CFS_TRUSTED_PREFIX "trusted.casefoldfs."
+#define CFS_USER_PREFIX "user.casefoldfs."
 
 /* The longest name a directory entry may have, as on ext4. */
 #define CFS_NAME_MAX 255
@@ -65,6 +72,7 @@ struct cfs_options {
 	bool strict;         /* strict_encoding */
 	bool keep_ignorables;
 	bool normalize_all;
+	enum cfs_store store;  /* where directories' flags live */
 };
 
 struct cfs_dirindex;
@@ -83,7 +91,8 @@ struct cfs_dir {
 	pthread_mutex_t lock;   /* the directory lock: fields below, and
 				   every change to this directory's entries */
 	int fd;                 /* backing descriptor, pinned by dir_lock; lock */
-	bool casefold;          /* +F, mirrors CFS_FLAG_XATTR; lock */
+	bool casefold;          /* +F, mirrors the flag store; lock */
+	bool flag_unknown;      /* the flag could not be read (EACCES); lock */
 	bool gone_reported;     /* removed behind our back, and logged; lock */
 	struct timespec flag_ctime; /* backing ctime when casefold was read; lock */
 	struct cfs_dirindex *index; /* NULL until first needed; lock */
@@ -137,6 +146,7 @@ struct cfs {
 	struct fuse_session *se;
 	struct cfs_options opt;
 	bool has_encoding;          /* false when opt.encoding is "none" */
+	bool can_chown;             /* CAP_CHOWN: new entries go to the caller */
 	cf_encoding enc;            /* valid when has_encoding */
 	cf_encoding bytes_enc;      /* "ascii", for hashing bytes (names.c) */
 	uint64_t hash_key[2];       /* secret per mount: index hashes (getrandom) */
@@ -161,11 +171,24 @@ struct cfs {
 	struct cfs_fdcache fdc;     /* table lock */
 };
 
+/* flagstore.c */
+void flagstore_use(enum cfs_store s);
+const char *flagstore_name(enum cfs_store s);
+int flagstore_parse(const char *word, enum cfs_store *s);
+int flagstore_get(int fd, bool *on);
+int flagstore_set(int fd, bool on);
+bool flagstore_hidden(const char *xattr);
+bool flagstore_is(const char *xattr, const char *suffix);
+int flagstore_probe(int rootfd, char *msg, size_t len);
+
+/* caps.c */
+bool caps_have(int cap);
+
 /* super.c */
 #define CFS_SUPER_NAME ".casefoldfs"
 #define CFS_SUPER_TMP ".casefoldfs.tmp"
 int super_load(int rootfd, struct cfs_options *opt, const struct cfs_options *given,
-	       bool given_encoding, char *err, size_t errlen);
+	       bool given_encoding, bool given_store, char *err, size_t errlen);
 bool super_hidden(const struct cfs *fs, const struct cfs_inode *dir, const char *name);
 
 /* names.c */

@@ -2,17 +2,14 @@
  * One directory: its persistent casefold flag and how a name given by the
  * kernel resolves to the name stored in the backing directory.
  *
- * The flag is the xattr CFS_FLAG_XATTR (value "1") on the backing
- * directory: it travels with the tree, survives remounts and needs no side
- * database.  A trusted.* name keeps unprivileged users of the backing tree
- * from flipping it behind a non-empty directory's back.
+ * The flag is an xattr on the backing directory (flagstore.c): it travels
+ * with the tree, survives remounts and needs no side database.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "casefoldfs.h"
@@ -20,23 +17,21 @@
 /*
  * Reads the flag of the directory open as fd into d.  The ctime taken
  * first lets dir_resolve notice a flag set or cleared in the backing tree.
+ * A flag the daemon may not read (an unprivileged daemon, a directory
+ * without read permission for it) leaves the rule unknown: dir_resolve
+ * then answers only what both rules agree on.
  */
 static int load_flag(struct cfs_dir *d, int fd)
 {
-	char path[32], value[8];
 	struct stat st;
+	int err;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	d->flag_ctime = st.st_ctim;
-	fd_procpath(fd, path);
-	if (getxattr(path, CFS_FLAG_XATTR, value, sizeof(value)) >= 0)
-		d->casefold = true;
-	else if (errno == ENODATA || errno == ENOTSUP)
-		d->casefold = false;
-	else
-		return -errno;
-	return 0;
+	err = flagstore_get(fd, &d->casefold);
+	d->flag_unknown = err == -EACCES;
+	return d->flag_unknown ? 0 : err;
 }
 
 /*
@@ -201,13 +196,11 @@ void dir_unlock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b)
 int dir_store_flag(struct cfs_inode *dir, bool on)
 {
 	struct cfs_dir *d = dir->d;
-	char path[32];
 	struct stat st;
+	int err = flagstore_set(d->fd, on);
 
-	fd_procpath(d->fd, path);
-	if (on ? setxattr(path, CFS_FLAG_XATTR, "1", 1, 0) < 0
-	       : removexattr(path, CFS_FLAG_XATTR) < 0 && errno != ENODATA)
-		return -errno;
+	if (err < 0)
+		return err;
 	d->casefold = on;
 	if (fstat(d->fd, &st) == 0)
 		d->flag_ctime = st.st_ctim;
@@ -304,6 +297,10 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 		if (errno != ENOENT)
 			return -errno;
 	}
+	/* The exact name is the answer under either rule; a miss is not:
+	 * a fold-equal name may exist, which the daemon cannot list. */
+	if (d->flag_unknown)
+		return -EACCES;
 	if (rule == CFS_EXACT)
 		return -ENOENT;
 	err = build_index(fs, dir, rule, &dst);
@@ -314,7 +311,7 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 
 /*
  * Statistics of the directory's index (dir's lock not held), built if
- * needed: the text of CFS_INDEX_XATTR.  Returns its length, -ENODATA for a
+ * needed: the text of the index xattr (ops_file.c).  Returns its length, -ENODATA for a
  * directory whose rule needs no index, or another -errno.
  */
 int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len)

@@ -393,7 +393,7 @@ void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st)
 
 /*
  * What a lookup can cost: the longest bucket chain bounds the comparisons
- * of one inexact lookup.  Read through the xattr CFS_INDEX_XATTR, so tests
+ * of one inexact lookup.  Read through the index xattr (ops_file.c), so tests
  * can check that chosen names do not pile up in one bucket.
  */
 int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len)

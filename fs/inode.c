@@ -491,7 +491,7 @@ void inode_hold_name(struct cfs *fs, int dfd, const char *name)
 	inode_put(fs, in);
 }
 
-/* The node table's figures: the text of CFS_STATS_XATTR. */
+/* The node table's figures: the text of the stats xattr (ops_file.c). */
 int inode_stats(struct cfs *fs, char *buf, size_t len)
 {
 	int n;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -32,6 +33,7 @@ struct cli {
 	int noepoch;            /* never rely on FUSE_NOTIFY_INC_EPOCH */
 	int nohandles;          /* path locators only (fs/README.md) */
 	unsigned fd_cache;      /* -o fd_cache=N; 0: the default */
+	char *flagstore;        /* -o flagstore=trusted|user, allocated by fuse_opt */
 };
 
 enum { KEY_CASEFOLD_BARE };
@@ -45,6 +47,7 @@ static const struct fuse_opt cli_spec[] = {
 	{ "noepoch", offsetof(struct cli, noepoch), 1 },
 	{ "nohandles", offsetof(struct cli, nohandles), 1 },
 	{ "fd_cache=%u", offsetof(struct cli, fd_cache), 0 },
+	{ "flagstore=%s", offsetof(struct cli, flagstore), 0 },
 	FUSE_OPT_END
 };
 
@@ -84,6 +87,31 @@ static uint32_t fd_cache_size(unsigned asked)
 	return cap < FD_CACHE_MIN ? FD_CACHE_MIN : (uint32_t)cap;
 }
 
+/*
+ * Where the flags of this mount live: the superblock's store, which a new
+ * tree takes from -o flagstore or else from the daemon's privilege (root
+ * keeps them out of reach of the backing tree's users, an ordinary user
+ * cannot).  A trusted store needs CAP_SYS_ADMIN: without it every flag
+ * would read as unset, so such a mount is refused rather than shown plain.
+ */
+static int setup_store(struct cfs *fs, const struct cli *cli, int rootfd)
+{
+	char msg[160];
+
+	if (fs->opt.store == CFS_STORE_TRUSTED && !caps_have(CAP_SYS_ADMIN)) {
+		fprintf(stderr, "casefoldfs: %s: this tree keeps its casefold flags in trusted.* "
+			"xattrs, which only root can read or write: mount it as root (trees made "
+			"by an ordinary user, or by root with -o flagstore=user, mount in both "
+			"modes)\n", cli->backing);
+		return -1;
+	}
+	flagstore_use(fs->opt.store);
+	if (flagstore_probe(rootfd, msg, sizeof(msg)) < 0)
+		fprintf(stderr, "casefoldfs: %s: warning: %s\n", cli->backing, msg);
+	fs->can_chown = caps_have(CAP_CHOWN);
+	return 0;
+}
+
 /* Settles the options from the superblock and the command line. */
 static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 {
@@ -103,10 +131,24 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	}
 	snprintf(given.encoding, sizeof(given.encoding), "%s",
 		 cli->encoding ? cli->encoding : "utf8-12.1.0");
-	if (super_load(rootfd, &fs->opt, &given, given_encoding, err, sizeof(err)) < 0) {
+	given.store = caps_have(CAP_SYS_ADMIN) ? CFS_STORE_TRUSTED : CFS_STORE_USER;
+	if (cli->flagstore && flagstore_parse(cli->flagstore, &given.store) < 0) {
+		fprintf(stderr, "casefoldfs: flagstore must be trusted or user, not \"%s\"\n",
+			cli->flagstore);
+		return -1;
+	}
+	/* Refused before a new tree's superblock is written, not after. */
+	if (given.store == CFS_STORE_TRUSTED && !caps_have(CAP_SYS_ADMIN)) {
+		fprintf(stderr, "casefoldfs: flagstore=trusted needs root (CAP_SYS_ADMIN)\n");
+		return -1;
+	}
+	if (super_load(rootfd, &fs->opt, &given, given_encoding, cli->flagstore != NULL, err,
+		       sizeof(err)) < 0) {
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, err);
 		return -1;
 	}
+	if (setup_store(fs, cli, rootfd) < 0)
+		return -1;
 	fs->has_encoding = strcmp(fs->opt.encoding, "none") != 0;
 	flags = (fs->opt.strict ? CF_STRICT : 0) | (fs->opt.keep_ignorables ? CF_KEEP_IGNORABLES : 0);
 	if (fs->has_encoding && (r = cf_encoding_init(&fs->enc, fs->opt.encoding, flags)) < 0) {
@@ -136,8 +178,10 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 }
 
 /*
- * Options every mount gets: the daemon acts as root, so the kernel must
- * check permissions (default_permissions) for allow_other to be safe.
+ * Options every mount gets: the daemon acts as root, or as the one user
+ * who owns everything it creates, so the kernel must check permissions
+ * (default_permissions) for allow_other to be safe.  An ordinary user's
+ * mount goes through fusermount3, which takes these options too.
  */
 static int add_mount_options(struct fuse_args *args, const char *backing)
 {
@@ -315,6 +359,7 @@ int main(int argc, char *argv[])
 	inode_table_destroy(&fs);  /* closes rootfd */
 out:
 	free(cli.encoding);
+	free(cli.flagstore);
 	free(co.mountpoint);
 	fuse_opt_free_args(&args);
 	return ret;

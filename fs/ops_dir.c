@@ -132,6 +132,10 @@ static int give_to_caller(fuse_req_t req, struct cfs_inode *dir, int fd)
 	gid_t gid = ctx->gid;
 	struct stat st;
 
+	/* An unprivileged daemon cannot: entries stay its user's, as on any
+	 * filesystem a user mounts. */
+	if (!cfs_of(req)->can_chown)
+		return 0;
 	if (fstat(dir->d->fd, &st) < 0)
 		return -errno;
 	if (st.st_mode & S_ISGID)
@@ -146,12 +150,9 @@ static int give_to_caller(fuse_req_t req, struct cfs_inode *dir, int fd)
 /* New subdirectories of a +F directory are +F: set before anyone sees it. */
 static int inherit_flag(struct cfs_inode *dir, int fd)
 {
-	char path[32];
-
 	if (!dir->d->casefold)
 		return 0;
-	fd_procpath(fd, path);
-	return setxattr(path, CFS_FLAG_XATTR, "1", 1, 0) < 0 ? -errno : 0;
+	return flagstore_set(fd, true);
 }
 
 /* What a creating operation makes: a node, a directory, a symlink, a link. */

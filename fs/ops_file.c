@@ -281,7 +281,7 @@ static int pin_path(struct cfs *fs, struct cfs_inode *in, char path[static 32])
 /* Our bookkeeping xattrs do not exist as far as users can tell. */
 static bool ours(const char *name)
 {
-	return strncmp(name, CFS_XATTR_PREFIX, strlen(CFS_XATTR_PREFIX)) == 0;
+	return flagstore_hidden(name);
 }
 
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -328,8 +328,10 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 }
 
 /*
- * The daemon's figures, as a read-only xattr (the kernel lets only
- * CAP_SYS_ADMIN read trusted.* names): root's diagnostics.
+ * The daemon's figures, as read-only xattrs under the store's prefix: for
+ * a trusted store root's diagnostics (the kernel lets only CAP_SYS_ADMIN
+ * read trusted.* names); for a user store those of whoever may read the
+ * object, as an unprivileged daemon's user could not read trusted.* ones.
  */
 static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
 			size_t size)
@@ -338,9 +340,9 @@ static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
 	char text[128];
 	int n = -ENODATA;
 
-	if (strcmp(name, CFS_INDEX_XATTR) == 0 && S_ISDIR(in->type))
+	if (flagstore_is(name, "index") && S_ISDIR(in->type))
 		n = dir_index_stats(fs, in, text, sizeof(text));
-	else if (strcmp(name, CFS_STATS_XATTR) == 0 && in == &fs->root)
+	else if (flagstore_is(name, "stats") && in == &fs->root)
 		n = inode_stats(fs, text, sizeof(text));
 	if (n < 0)
 		fuse_reply_err(req, -n);

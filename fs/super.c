@@ -5,16 +5,21 @@
  * encoding and flags it was created with; an option that contradicts the
  * record, or a record this build cannot honour, fails the mount.
  *
- * Format (version 1): UTF-8 text, lines ending in '\n', at most 4 KiB.
+ * Format (version 2): UTF-8 text, lines ending in '\n', at most 4 KiB.
  *
- *   casefoldfs 1                       magic word and format version
+ *   casefoldfs 2                       magic word and format version
  *   encoding utf8-12.1.0               canonical name (cf_encoding_name), or
  *                                      "none": the flag cannot be set
  *   flags strict_encoding keep_ignorables normalize_all
  *                                      any subset, space separated; the
  *                                      line may list none but must exist
+ *   flagstore user                     where directories' casefold flags
+ *                                      live: "trusted" or "user" xattrs
+ *                                      (flagstore.c)
  *
- * Lines are in this order; anything else is an error, never ignored.  The
+ * Version 1 is the same without the flagstore line, and means "trusted":
+ * it is read, never written.  Lines are in this order; anything else is an
+ * error, never ignored.  The
  * file is written once, by the first mount, through a temporary file
  * (.casefoldfs.tmp) renamed into place.  Both names are hidden at the root
  * of the mount: absent from readdir, ENOENT on lookup, EPERM on create.
@@ -27,7 +32,7 @@
 
 #include "casefoldfs.h"
 
-#define SUPER_VERSION 1
+#define SUPER_VERSION 2
 #define SUPER_MAX 4096
 #define DEFAULT_ENCODING "utf8-12.1.0"
 
@@ -52,11 +57,12 @@ static int canonicalize(char name[32])
 
 static int format(const struct cfs_options *o, char *buf, size_t len)
 {
-	return snprintf(buf, len, "casefoldfs %d\nencoding %s\nflags%s%s%s\n",
+	return snprintf(buf, len, "casefoldfs %d\nencoding %s\nflags%s%s%s\nflagstore %s\n",
 			SUPER_VERSION, o->encoding,
 			o->strict ? " strict_encoding" : "",
 			o->keep_ignorables ? " keep_ignorables" : "",
-			o->normalize_all ? " normalize_all" : "");
+			o->normalize_all ? " normalize_all" : "",
+			flagstore_name(o->store));
 }
 
 static int write_record(int rootfd, const struct cfs_options *o)
@@ -128,8 +134,8 @@ static int parse_record(char *text, struct cfs_options *o, char *err, size_t err
 		snprintf(err, errlen, "not a casefoldfs superblock");
 		return -EINVAL;
 	}
-	if (version != SUPER_VERSION) {
-		snprintf(err, errlen, "superblock version %d is not supported (this build: %d)",
+	if (version != 1 && version != SUPER_VERSION) {
+		snprintf(err, errlen, "superblock version %d is not supported (this build: 1 to %d)",
 			 version, SUPER_VERSION);
 		return -EINVAL;
 	}
@@ -146,8 +152,19 @@ static int parse_record(char *text, struct cfs_options *o, char *err, size_t err
 	}
 	if (parse_flags(line + 5, o, err, errlen) < 0)
 		return -EINVAL;
+	/* Version 1 trees were all made by root, with trusted.* flags. */
+	o->store = CFS_STORE_TRUSTED;
+	if (version > 1) {
+		line = next_line(&p);
+		if (!line || strncmp(line, "flagstore ", 10) != 0 ||
+		    flagstore_parse(line + 10, &o->store) < 0) {
+			snprintf(err, errlen, "malformed flagstore line");
+			return -EINVAL;
+		}
+	}
 	if (next_line(&p)) {
-		snprintf(err, errlen, "unexpected data after the flags line");
+		snprintf(err, errlen, "unexpected data after the %s line",
+			 version > 1 ? "flagstore" : "flags");
 		return -EINVAL;
 	}
 	return 0;
@@ -180,10 +197,16 @@ static int read_record(int rootfd, struct cfs_options *o, char *err, size_t errl
 }
 
 static int check_against(const struct cfs_options *rec, const struct cfs_options *given,
-			 bool given_encoding, char *err, size_t errlen)
+			 bool given_encoding, bool given_store, char *err, size_t errlen)
 {
 	const char *what = NULL;
 
+	if (given_store && given->store != rec->store) {
+		snprintf(err, errlen, "option flagstore=%s contradicts the superblock (flagstore "
+			 "%s); mount without it", flagstore_name(given->store),
+			 flagstore_name(rec->store));
+		return -EINVAL;
+	}
 	if (given_encoding && strcmp(given->encoding, rec->encoding) != 0)
 		what = "casefold";
 	else if (given->strict && !rec->strict)
@@ -205,11 +228,13 @@ static int check_against(const struct cfs_options *rec, const struct cfs_options
 
 /*
  * Settles the options of this mount: those recorded in the backing tree, or
- * for a new tree the given ones (recorded now).  given_encoding tells
- * whether -o casefold= was given.  On error, err holds a message.
+ * for a new tree the given ones (recorded now).  given_encoding and
+ * given_store tell whether -o casefold= and -o flagstore= were given
+ * (given->store is otherwise the store a new tree gets).  On error, err
+ * holds a message.
  */
 int super_load(int rootfd, struct cfs_options *opt, const struct cfs_options *given,
-	       bool given_encoding, char *err, size_t errlen)
+	       bool given_encoding, bool given_store, char *err, size_t errlen)
 {
 	struct cfs_options want = *given;
 	int r;
@@ -240,5 +265,5 @@ int super_load(int rootfd, struct cfs_options *opt, const struct cfs_options *gi
 			 "does not support", opt->encoding);
 		return -ENOENT;
 	}
-	return check_against(opt, &want, given_encoding, err, errlen);
+	return check_against(opt, &want, given_encoding, given_store, err, errlen);
 }

@@ -28,12 +28,21 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	{ "nohandles", NULL,
 	  "find objects again by parent and name, never by\n"
 	  "file handle (what an unprivileged daemon does)" },
+	{ "flagstore", "STORE",
+	  "where a new tree keeps its directories' casefold\n"
+	  "flags: trusted (trusted.* xattrs, root only; the\n"
+	  "default for root) or user (user.* xattrs; the\n"
+	  "default for other users, and mountable by both)" },
 	{ NULL, NULL, NULL },
 };
 
 const char *const cfs_usage_notes[] = {
-	"A backing tree keeps the encoding and flags of its first mount (the file\n"
-	".casefoldfs at its root); a later option that contradicts them fails.",
+	"A backing tree keeps the encoding, flags and flag store of its first mount\n"
+	"(the file .casefoldfs at its root); a later option that contradicts them\n"
+	"fails.",
+	"Root or an ordinary user may mount (a user's mount goes through\n"
+	"fusermount3; unmount with fusermount3 -u).  A user's daemon cannot chown:\n"
+	"everything created belongs to that user.",
 	"Make an empty directory case-insensitive with chattr +F, and plain again\n"
 	"with chattr -F; new subdirectories inherit the flag.",
 	"Without -f the daemon detaches and logs to syslog; with -f (or -d) it\n"

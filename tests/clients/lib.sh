@@ -9,7 +9,18 @@ skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 CFS=${CF_BUILD:?CF_BUILD must name the build directory}/casefoldfs
-[ "$(id -u)" = 0 ] || skip "mounting needs root"
+# CF_UNPRIV=1: run as an ordinary user, who mounts through fusermount3
+# (tests/fs/unprivileged.sh), as in tests/fs/lib.sh.
+CF_UNPRIV=${CF_UNPRIV:-}
+if [ -n "$CF_UNPRIV" ]; then
+	[ -w /dev/fuse ] || skip "/dev/fuse is not usable by uid $(id -u)"
+	unmount() { fusermount3 -u "$M"; }
+	unmount_lazy() { fusermount3 -uz "$M"; }
+else
+	[ "$(id -u)" = 0 ] || skip "mounting needs root (or CF_UNPRIV=1 and a usable /dev/fuse)"
+	unmount() { umount "$M"; }
+	unmount_lazy() { umount -l "$M"; }
+fi
 [ -c /dev/fuse ] || skip "no /dev/fuse"
 [ -x "$CFS" ] || skip "$CFS is not built"
 command -v chattr >/dev/null || skip "no chattr"
@@ -25,7 +36,7 @@ mounted() { grep -qs " $M fuse" /proc/mounts; }
 at_exit() { EXIT_STEPS="$1 $EXIT_STEPS"; }
 cleanup() {
 	for step in $EXIT_STEPS; do "$step"; done
-	if mounted; then umount "$M" 2>/dev/null || umount -l "$M"; fi
+	if mounted; then unmount 2>/dev/null || unmount_lazy; fi
 	[ -z "$CFS_PID" ] || kill "$CFS_PID" 2>/dev/null
 	rm -rf "$T"
 }
@@ -48,7 +59,7 @@ cfs_mount() {
 
 # cfs_umount: unmounts and checks that the daemon exited cleanly.
 cfs_umount() {
-	umount "$M" || fail "umount failed"
+	unmount || fail "unmount failed"
 	wait "$CFS_PID" || { cat "$T/daemon.log" >&2; fail "daemon exited with status $?"; }
 	CFS_PID=
 }

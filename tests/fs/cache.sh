@@ -78,10 +78,10 @@ scenario() {
 	# The flag set or cleared directly in the backing tree is seen too.
 	mkdir late
 	touch late/X
-	setfattr -n trusted.casefoldfs.casefold -v 1 "$B/late"
+	setfattr -n "${CFS_XATTRS}casefold" -v 1 "$B/late"
 	expect OK stat late/x
 	lsattr -d late | grep -q '^[^ ]*F' || fail "flag set behind our back not shown"
-	setfattr -x trusted.casefoldfs.casefold "$B/late"
+	setfattr -x "${CFS_XATTRS}casefold" "$B/late"
 	lsattr -d late | grep -q '^[^ ]*F' && fail "flag cleared behind our back still shown"
 	behind
 	expect ENOENT stat late/x

@@ -44,12 +44,41 @@ touch ci/plain/inner/Deep ci/plain/Shallow
 [ -e ci/PLAIN/shallow ] && fail "the plain directory must stay case-sensitive"
 [ -e ci/plain/Shallow ] || fail "exact lookup in the plain directory"
 
+# Modes do not stand in the owner's way, as on ext4: a read-only new
+# subdirectory inherits the flag, and its owner can clear it (a user's
+# daemon lends itself u+w for the xattr, and gives it back).
+mkdir -m 555 ci/ro && lsattr -d ci/ro | grep -q '^[^ ]*F' || fail "mkdir -m 555 lost F"
+chattr -F ci/ro && ! lsattr -d ci/ro | grep -q '^[^ ]*F' || fail "chattr -F on a 555 dir"
+chattr +F ci/ro && lsattr -d ci/ro | grep -q '^[^ ]*F' || fail "chattr +F on a 555 dir"
+[ "$(stat -c %a "$B/ci/ro")" = 555 ] || fail "mode of a 555 dir changed"
+if [ -n "$CF_UNPRIV" ]; then
+	# A directory the daemon's user may not read: its flag is unknown, so
+	# only an exact name is answered; anything else could be wrong.
+	mkdir ci/wo && touch ci/wo/Name && chmod 311 ci/wo
+	expect OK stat ci/wo/Name
+	expect EACCES stat ci/wo/NAME
+	expect EACCES create ci/wo/NAME
+	chmod 755 ci/wo
+	expect OK stat ci/wo/NAME
+	[ "$(names "$B/ci/wo")" = Name ] || fail "a name was added to the unreadable directory"
+fi
+
 # The flag lives in the backing tree, out of sight through the mount.
 getfattr -d -m - ci 2>/dev/null | grep -q casefoldfs && fail "our xattr is visible"
-getfattr -n trusted.casefoldfs.casefold ci >/dev/null 2>&1 && fail "our xattr is readable"
-setfattr -n trusted.casefoldfs.casefold -v 1 cs 2>/dev/null && fail "our xattr is writable"
-getfattr -n trusted.casefoldfs.casefold --only-values "$B/ci" 2>/dev/null | grep -q 1 ||
+getfattr -n "${CFS_XATTRS}casefold" ci >/dev/null 2>&1 && fail "our xattr is readable"
+setfattr -n "${CFS_XATTRS}casefold" -v 1 cs 2>/dev/null && fail "our xattr is writable"
+getfattr -n "${CFS_XATTRS}casefold" --only-values "$B/ci" 2>/dev/null | grep -q 1 ||
 	fail "backing directory lacks the flag xattr"
+# Both stores' names are ours, whichever the tree uses (a tree may carry
+# the other one's from a copy): invisible and refused.
+for store in trusted user; do
+	setfattr -n $store.casefoldfs.casefold -v 1 cs 2>/dev/null && fail "$store flag writable"
+	setfattr -n $store.casefoldfs.x -v 1 cs 2>/dev/null && fail "$store.casefoldfs.x writable"
+	getfattr -n $store.casefoldfs.casefold ci >/dev/null 2>&1 && fail "$store flag readable"
+done
+mkdir cs2 && setfattr -n user.casefoldfs.other -v 1 "$B/cs2" || fail "backing xattr"
+getfattr -d -m - cs2 2>/dev/null | grep -q casefoldfs && fail "a user.casefoldfs. xattr is listed"
+getfattr -n user.casefoldfs.other cs2 >/dev/null 2>&1 && fail "a user.casefoldfs. xattr is readable"
 cd /
 cfs_umount
 

@@ -27,13 +27,13 @@ expect EEXIST excl "$M/ci/fOo"
 grep -q 'stored names "[Ff][Oo][Oo]" and "[Ff][Oo][Oo]" are equal under folding' "$T/daemon.log" ||
 	fail "fold-equal names not reported"
 mkdir "$B/ci/many"
-setfattr -n trusted.casefoldfs.casefold -v 1 "$B/ci/many"
+setfattr -n "${CFS_XATTRS}casefold" -v 1 "$B/ci/many"
 python3 -c '
 import itertools, os, sys
 for v in itertools.product(*[(c, c.upper()) for c in "abcdefghij"]):
     open(os.path.join(sys.argv[1], "".join(v)), "w").close()' "$B/ci/many"
 [ -e "$M/ci/many/ABCDEFGHIJ" ] || fail "lookup among 1,024 fold-equal names"
-stats=$(getfattr --absolute-names --only-values -n trusted.casefoldfs.index "$M/ci/many")
+stats=$(getfattr --absolute-names --only-values -n "${CFS_XATTRS}index" "$M/ci/many")
 echo "1,024 fold-equal names: $stats"
 case $stats in *"collisions 1023 "*) ;; *) fail "collisions not counted: $stats" ;; esac
 lines=$(grep -c 'are equal under folding' "$T/daemon.log")

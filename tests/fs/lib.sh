@@ -4,13 +4,28 @@
 # temporary directory $T.  The daemon runs in the foreground in the
 # background (-f), so its exit status — sanitizer reports included — is
 # checked at every unmount.  The EXIT trap unmounts and removes everything.
+#
+# As root the daemon runs as root.  With CF_UNPRIV=1 the test runs as an
+# ordinary user (tests/fs/unprivileged.sh starts the suites as uid 65534):
+# the daemon mounts through fusermount3, like any user's, and the tree keeps
+# its flags in user.* xattrs.  $CFS_XATTRS is the prefix of the tree's
+# bookkeeping xattrs either way.
 set -u
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 CFS=${CF_BUILD:?CF_BUILD must name the build directory}/casefoldfs
-[ "$(id -u)" = 0 ] || skip "mounting needs root"
+CF_UNPRIV=${CF_UNPRIV:-}
+if [ -n "$CF_UNPRIV" ]; then
+	[ "$(id -u)" != 0 ] || fail "CF_UNPRIV=1 is for a test run as an ordinary user"
+	[ -w /dev/fuse ] || skip "/dev/fuse is not usable by uid $(id -u)"
+	CFS_XATTRS=user.casefoldfs.
+else
+	[ "$(id -u)" = 0 ] || skip "mounting needs root (or CF_UNPRIV=1 and a usable /dev/fuse)"
+	CFS_XATTRS=trusted.casefoldfs.
+fi
+export CFS_XATTRS  # for tests/fs/stress.py
 [ -c /dev/fuse ] || skip "no /dev/fuse"
 command -v fusermount3 >/dev/null || skip "no fusermount3"
 command -v perl >/dev/null || skip "no perl"
@@ -40,10 +55,20 @@ trap cleanup EXIT
 CF_DAEMON_NOFILE=${CF_DAEMON_NOFILE:-256}
 CF_MOUNT_OPTS=${CF_MOUNT_OPTS:-}
 
+# CFS_AS=UID (root only): cfs_mount runs the daemon as that user, with no
+# groups, as a test of both modes needs; the user must own $B and $M and
+# reach them ($T is made 0755 for it), and only that user can use the mount.
+CFS_AS=
+
 # cfs_mount [OPTIONS...]: mounts $B on $M and waits until it is there.
 cfs_mount() {
+	local as=()
+	if [ -n "$CFS_AS" ]; then
+		chmod 755 "$T"
+		as=(setpriv --reuid="$CFS_AS" --regid="$CFS_AS" --clear-groups)
+	fi
 	# shellcheck disable=SC2086
-	prlimit --nofile="$CF_DAEMON_NOFILE:$CF_DAEMON_NOFILE" \
+	"${as[@]}" prlimit --nofile="$CF_DAEMON_NOFILE:$CF_DAEMON_NOFILE" \
 		"$CFS" -f $CF_MOUNT_OPTS "$@" "$B" "$M" 2>>"$T/daemon.log" &
 	CFS_PID=$!
 	for _ in $(seq 200); do

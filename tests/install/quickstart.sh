@@ -44,4 +44,28 @@ mounted || fail "not mounted again"
 lsattr -d "$M" | cut -d' ' -f1 | grep -q F || fail "the root lost its flag"
 [ "$(cat "$M/ReadMe")" = hello ] || fail "the file is not there"
 unmount
-echo "quickstart: mount, idempotent rerun, remount: ok"
+
+# The same as an ordinary user (uid 65534, in a directory of its own): the
+# mount is the user's, through fusermount3, and needs no root.  The build
+# is already there from the runs above; /dev/fuse as Debian has it (0666).
+command -v setpriv >/dev/null || skip "no setpriv for the ordinary user's run"
+chmod 0666 /dev/fuse || skip "cannot make /dev/fuse usable by users"
+chmod 755 "$T" && mkdir "$T/user" && chown 65534:65534 "$T/user"
+M=$T/user/casefold
+quickstart() {
+	(cd "$T/user" && setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T/user" \
+		"$CF_ROOT/scripts/quickstart") >"$T/out" 2>&1
+}
+quickstart || { cat "$T/out" >&2; fail "quickstart as uid 65534 failed"; }
+mounted || fail "quickstart as uid 65534 did not mount $M"
+findmnt -n -o OPTIONS --mountpoint "$M" | grep -q "user_id=65534" || fail "not the user's mount"
+grep -q "unmount with: fusermount3 -u $M" "$T/out" || fail "user: no unmount hint"
+as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+as_user lsattr -d "$M" | cut -d' ' -f1 | grep -q F || fail "user: the root is not casefolded"
+as_user sh -c "echo hi > '$M/README' && [ \"\$(cat '$M/readme')\" = hi ]" || fail "user: README"
+[ "$(stat -c %u "$T/user/casefold.backing/README")" = 65534 ] || fail "user: owner"
+grep -qx 'flagstore user' "$T/user/casefold.backing/.casefoldfs" || fail "user: flag store"
+quickstart && grep -q "$M is already mounted" "$T/out" || fail "user: second run"
+as_user fusermount3 -u "$M" || fail "user: fusermount3 -u"
+mounted && fail "user: still mounted"
+echo "quickstart: mount, idempotent rerun, remount, as root and as uid 65534: ok"
