@@ -1,6 +1,7 @@
 # casefold — one plain Makefile.
 #   make               library, casefold, casefoldfs
-#   make check         everything rebuilt under ASan+UBSan, then the whole test suite
+#   make check         a clang build (-Werror), everything rebuilt under ASan+UBSan,
+#                      then the whole test suite
 #   make regen UCD=DIR regenerate lib/tables from a UCD directory
 #   make regen-check UCD=DIR   check lib/tables is what that UCD gives
 #   make man           the manual pages, into $(O)/man
@@ -135,6 +136,7 @@ regen-check: $(O)/mktables
 	    $(if $(UCD12),CF_UCD12=$(abspath $(UCD12))) tests/gen/regen.sh
 
 check:
+	$(MAKE) O=build/clang CC=clang all
 	$(MAKE) O=build/san SAN=1 all tests
 	$(MAKE) fuzz-targets
 	tests/run build/san

@@ -156,7 +156,7 @@ struct cfs {
 	bool no_opendir;            /* the kernel can do without OPENDIR */
 	int mount_id;               /* the root's, from name_to_handle_at */
 	int mount_fd;               /* the root, not O_PATH: open_by_handle_at */
-	struct cfs_inode root;
+	struct cfs_inode *root;     /* allocated: a node ends in a flexible array */
 	struct cfs_dir root_dir;
 
 	_Atomic int dcache_mode;    /* CFS_DCACHE_*: set once by the probe */

@@ -74,7 +74,7 @@ static bool probe_handles(struct cfs *fs, int rootfd)
 
 int inode_table_init(struct cfs *fs, int rootfd, bool handles, uint32_t fd_cache)
 {
-	struct cfs_inode *root = &fs->root;
+	struct cfs_inode *root;
 	struct stat st;
 	int err;
 
@@ -91,8 +91,10 @@ int inode_table_init(struct cfs *fs, int rootfd, bool handles, uint32_t fd_cache
 	err = fdcache_init(&fs->fdc, fd_cache);
 	if (err < 0)
 		return err;
+	root = fs->root = calloc(1, sizeof(*root));
+	if (!root)
+		return -ENOMEM;
 	pthread_mutex_init(&fs->table_lock, NULL);
-	memset(root, 0, sizeof(*root));
 	root->dev = st.st_dev;
 	root->ino = st.st_ino;
 	root->type = S_IFDIR;
@@ -124,7 +126,7 @@ static bool unhook_if_unused(struct cfs *fs, struct cfs_inode *in)
 {
 	struct cfs_inode **p;
 
-	if (in == &fs->root || in->nlookup || in->pins || in->children)
+	if (in == fs->root || in->nlookup || in->pins || in->children)
 		return false;
 	p = &fs->table[bucket(fs, in->dev, in->ino)];
 	while (*p != in)
@@ -182,9 +184,10 @@ void inode_table_destroy(struct cfs *fs)
 	}
 	free(fs->table);
 	fdcache_destroy(&fs->fdc);
-	dir_fini(&fs->root);
+	dir_fini(fs->root);
 	dir_park_clear();
-	close(fs->root.fd);
+	close(fs->root->fd);
+	free(fs->root);
 	if (fs->mount_fd >= 0)
 		close(fs->mount_fd);
 	pthread_mutex_destroy(&fs->table_lock);
@@ -192,12 +195,12 @@ void inode_table_destroy(struct cfs *fs)
 
 struct cfs_inode *inode_get(struct cfs *fs, fuse_ino_t ino)
 {
-	return ino == FUSE_ROOT_ID ? &fs->root : (struct cfs_inode *)(uintptr_t)ino;
+	return ino == FUSE_ROOT_ID ? fs->root : (struct cfs_inode *)(uintptr_t)ino;
 }
 
 fuse_ino_t inode_id(struct cfs *fs, struct cfs_inode *in)
 {
-	return in == &fs->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)in;
+	return in == fs->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)in;
 }
 
 /* Doubles the buckets when the table is full; a failed grow is harmless. */
@@ -228,8 +231,8 @@ static void maybe_grow(struct cfs *fs)
 
 static struct cfs_inode *find_locked(struct cfs *fs, dev_t dev, ino_t ino)
 {
-	if (fs->root.dev == dev && fs->root.ino == ino)
-		return &fs->root;
+	if (fs->root->dev == dev && fs->root->ino == ino)
+		return fs->root;
 	for (struct cfs_inode *in = fs->table[bucket(fs, dev, ino)]; in; in = in->next)
 		if (in->dev == dev && in->ino == ino)
 			return in;
@@ -480,7 +483,7 @@ void inode_hold_name(struct cfs *fs, int dfd, const char *name)
 		return;
 	pthread_mutex_lock(&fs->table_lock);
 	in = find_locked(fs, st.st_dev, st.st_ino);
-	if (in && in != &fs->root && !in->handle_len && in->slot != CFS_SLOT_HELD)
+	if (in && in != fs->root && !in->handle_len && in->slot != CFS_SLOT_HELD)
 		in->pins++;
 	else
 		in = NULL;

@@ -342,7 +342,7 @@ static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
 
 	if (flagstore_is(name, "index") && S_ISDIR(in->type))
 		n = dir_index_stats(fs, in, text, sizeof(text));
-	else if (flagstore_is(name, "stats") && in == &fs->root)
+	else if (flagstore_is(name, "stats") && in == fs->root)
 		n = inode_stats(fs, text, sizeof(text));
 	if (n < 0)
 		fuse_reply_err(req, -n);

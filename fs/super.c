@@ -38,7 +38,7 @@
 
 bool super_hidden(const struct cfs *fs, const struct cfs_inode *dir, const char *name)
 {
-	return dir == &fs->root &&
+	return dir == fs->root &&
 	       (strcmp(name, CFS_SUPER_NAME) == 0 || strcmp(name, CFS_SUPER_TMP) == 0);
 }
 
