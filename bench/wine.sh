@@ -46,11 +46,12 @@ avail_inodes=$(df -Pi "$TMP" | awk 'NR == 2 { print $4 }')
 [ "$avail_inodes" -ge $((entries + 10000)) ] || die "$TMP: $avail_inodes inodes free, need $((entries + 10000))"
 T=$(mktemp -d "$TMP/casefold-winebench.XXXXXX") || exit 1
 B=$T/backing M=$T/mnt P=$T/plain R=$T/records
-mkdir "$B" "$M" "$P"
+mkdir "$B" "$M" "$P" "$T/home"
 : >"$R"
 CFS_PID=
-export WINEPREFIX=$T/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-unset DISPLAY WAYLAND_DISPLAY
+# Headless and private: wineboot writes menus and MIME types under $HOME.
+export WINEPREFIX=$T/wineprefix HOME=$T/home WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+unset DISPLAY WAYLAND_DISPLAY XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME
 
 mounted() { grep -qs " $M fuse" /proc/mounts; }
 cleanup() {

@@ -25,9 +25,11 @@ command -v strace >/dev/null || skip "no strace"
 x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$T/winprobe.exe" \
 	"$CF_ROOT/tests/clients/wine/winprobe.c" || fail "cannot build winprobe.exe"
 
-# Headless, private, no Mono/Gecko installers, no debug chatter.
-export WINEPREFIX=$T/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-unset DISPLAY WAYLAND_DISPLAY
+# Headless, private (wineboot writes menus and MIME types under $HOME), no
+# Mono/Gecko installers, no debug chatter.
+export WINEPREFIX=$T/wineprefix HOME=$T/home WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+unset DISPLAY WAYLAND_DISPLAY XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME
+mkdir "$HOME"
 stop_wineserver() { "$WINESERVER" -k 2>/dev/null; }
 mkdir "$WINEPREFIX"
 "$WINESERVER" -p || skip "wineserver does not start"
