@@ -1,0 +1,210 @@
+#!/bin/sh
+# Benchmark section "wine": a Windows program under Wine opening files by the
+# exact name, another case and a missing name, (a) in a plain directory of the
+# backing ext4, where Wine reads the whole directory on every miss of the
+# exact bytes, and (b) in a casefoldfs +F directory, where Wine sees
+# EXT4_CASEFOLD_FL (FS_IOC_GETFLAGS) and leaves the matching to the
+# filesystem.  Same run, same names, interleaved rounds; the +F directories
+# are filled through the mount.  The opens are CreateFileA+CloseHandle timed
+# with QueryPerformanceCounter inside the program (tests/clients/wine/winprobe.c),
+# so Wine's start-up is not counted.
+# Usage: bench/wine.sh BUILD_DIR (as root: mounts).
+#
+# Knobs for a quick look (the defaults are the full run):
+#   CF_WINEBENCH_SIZES="1000 10000 100000 1000000"  entries per directory
+#   CF_WINEBENCH_ROUNDS=3        rounds (medians over them)
+#   CF_WINEBENCH_OPENS=1000      opens per measurement, names spread over the directory
+#   CF_WINEBENCH_BUDGET_MS=1500  ... or fewer, when they take longer than this
+set -u
+O=${1:-build}
+SIZES=${CF_WINEBENCH_SIZES:-1000 10000 100000 1000000}
+ROUNDS=${CF_WINEBENCH_ROUNDS:-3}
+OPENS=${CF_WINEBENCH_OPENS:-1000}
+BUDGET=${CF_WINEBENCH_BUDGET_MS:-1500}
+START=$(date +%s)
+
+die() { echo "wine.sh: $*" >&2; exit 1; }
+WINE=${CF_WINE:-}
+if [ -z "$WINE" ]; then
+	for w in /usr/lib/wine/wine64 wine64 wine; do
+		WINE=$(command -v "$w") && break
+	done
+fi
+[ -n "$WINE" ] || { echo "no wine64 (scripts/install-deps): skipped"; exit 0; }
+WINESERVER=$(dirname "$WINE")/wineserver
+[ -x "$WINESERVER" ] || WINESERVER=$(command -v wineserver) || die "no wineserver"
+command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "no MinGW-w64 compiler: skipped"; exit 0; }
+[ "$(id -u)" = 0 ] || die "needs root (mounts)"
+[ -c /dev/fuse ] || die "no /dev/fuse"
+make -s O="$O" lib "$O/casefoldfs" || die "build failed"
+CFS=$O/casefoldfs
+
+TMP=${TMPDIR:-/var/tmp}
+entries=0
+for n in $SIZES; do entries=$((entries + 2 * n)); done
+avail_inodes=$(df -Pi "$TMP" | awk 'NR == 2 { print $4 }')
+[ "$avail_inodes" -ge $((entries + 10000)) ] || die "$TMP: $avail_inodes inodes free, need $((entries + 10000))"
+T=$(mktemp -d "$TMP/casefold-winebench.XXXXXX") || exit 1
+B=$T/backing M=$T/mnt P=$T/plain R=$T/records
+mkdir "$B" "$M" "$P" "$T/home"
+: >"$R"
+CFS_PID=
+# Headless and private: wineboot writes menus and MIME types under $HOME.
+export WINEPREFIX=$T/wineprefix HOME=$T/home WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+unset DISPLAY WAYLAND_DISPLAY XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME
+
+mounted() { grep -qs " $M fuse" /proc/mounts; }
+cleanup() {
+	[ -d "$WINEPREFIX" ] && "$WINESERVER" -k 2>/dev/null
+	if mounted; then fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"; fi
+	[ -z "$CFS_PID" ] || kill "$CFS_PID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+elapsed() { echo $(($(date +%s) - START)); }
+
+x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$T/winprobe.exe" \
+	tests/clients/wine/winprobe.c || die "cannot build winprobe.exe"
+mkdir "$WINEPREFIX"
+"$WINESERVER" -p || die "wineserver does not start"
+timeout 300 "$WINE" wineboot -i >"$T/wineboot.log" 2>&1 </dev/null ||
+	die "wineboot failed: $(tail -n 3 "$T/wineboot.log")"
+
+# The daemon at this machine's RLIMIT_NOFILE: the kernel remembers every file
+# created through the mount, and a daemon that held a descriptor per
+# remembered inode would fail here; the table then shows errors, not times.
+"$CFS" -f "$B" "$M" 2>>"$T/daemon.log" &
+CFS_PID=$!
+i=0
+until mounted; do
+	kill -0 "$CFS_PID" 2>/dev/null || die "casefoldfs did not mount: $(cat "$T/daemon.log")"
+	i=$((i + 1)); [ $i -lt 400 ] || die "mount timed out"
+	sleep 0.05
+done
+
+# File-0000000.Dat .. : long names, not 8.3 (Wine scans for an 8.3 name's
+# short alias whatever the flag), created with mknod; a failure stops that
+# directory and is reported.
+fill() { # DIR N
+	python3 - "$1" "$2" <<'PY'
+import os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+for i in range(n):
+    try:
+        os.mknod(f"File-{i:07d}.Dat", 0o644 | 0o100000, dir_fd=fd)
+    except OSError as e:
+        sys.exit(f"{d}: created {i} of {n}, then {e}")
+PY
+}
+fill_failed=
+for n in $SIZES; do
+	mkdir "$M/d$n" && chattr +F "$M/d$n" || die "chattr +F $M/d$n"
+	mkdir "$P/d$n"
+	fill "$P/d$n" "$n" || die "filling $P/d$n failed"
+	t0=$(date +%s)
+	if ! fill "$M/d$n" "$n" 2>>"$T/fill.err"; then
+		fill_failed="$fill_failed $n"
+	fi
+	echo "wine: $n entries filled through the mount in $(($(date +%s) - t0)) s ($(elapsed) s)" >&2
+done
+sync -f "$B"
+
+win() { printf 'Z:%s' "$(printf '%s' "$1" | tr / '\\\\')"; }
+
+# measure PEER DIR N KIND: one winprobe run, recorded as
+# "N KIND PEER ROUND ns_per_open opens errors".
+measure() {
+	peer=$1 dir=$2 n=$3 kind=$4
+	count=$OPENS
+	[ "$count" -le "$n" ] || count=$n
+	step=$((n / count))
+	first=$((round % step))
+	case $kind in
+	exact)   pre=File- suf=.Dat ;;
+	other)   pre=fILE- suf=.dAT ;;
+	missing) pre=File- suf=.Dat first=$((n + first)) ;;
+	esac
+	out=$(timeout 900 "$WINE" "$T/winprobe.exe" time "$(win "$dir")" "$pre" "$suf" \
+		"$first" "$count" "$step" "$BUDGET" </dev/null 2>>"$T/wine.err")
+	# opens N found F notfound M errors E ns_per_open X [first_error NAME]
+	set -- $out
+	if [ "${1:-}" != opens ]; then
+		echo "$n $kind $peer $round - 0 1 no-result" >>"$R"
+		return
+	fi
+	bad=$8
+	case $kind in
+	missing) bad=$(($8 + $4)) ;;       # a missing name found is wrong too
+	*) bad=$(($8 + $6)) ;;
+	esac
+	echo "$n $kind $peer $round ${10} $2 $bad ${12:-}" >>"$R"
+}
+
+round=0
+while [ "$round" -lt "$ROUNDS" ]; do
+	round=$((round + 1))
+	for n in $SIZES; do
+		for kind in exact other missing; do
+			# Alternate which peer goes first.
+			if [ $((round % 2)) = 1 ]; then peers="ext4 casefoldfs"; else peers="casefoldfs ext4"; fi
+			for peer in $peers; do
+				case $peer in
+				ext4) measure ext4 "$P/d$n" "$n" "$kind" ;;
+				casefoldfs) measure casefoldfs "$M/d$n" "$n" "$kind" ;;
+				esac
+			done
+		done
+	done
+	echo "wine: round $round done ($(elapsed) s)" >&2
+done
+
+echo "Wine $("$WINE" --version 2>/dev/null) ($WINE), a MinGW-w64 program timing CreateFileA+CloseHandle" \
+	"(QueryPerformanceCounter); up to $OPENS names spread over each directory, at most" \
+	"$BUDGET ms a measurement; median of $ROUNDS interleaved rounds; µs per open." \
+	"ext4: a plain directory of $(findmnt -no FSTYPE -T "$P") under $TMP (Wine scans it on a miss" \
+	"of the exact bytes); casefoldfs: a +F directory filled through the mount; load average" \
+	"$(cut -d' ' -f1-3 /proc/loadavg) at the end."
+echo
+echo "| entries | name | ext4, Wine scans | casefoldfs +F | ext4 / casefoldfs |"
+echo "|--:|---|--:|--:|--:|"
+# A cell: the median µs per open, with the opens of the median round when the
+# budget cut them short; "errors" when any open failed unexpectedly.
+awk -v opens="$OPENS" '
+function median(key,   k, m, i, j, t, v) {
+	m = cnt[key]
+	for (i = 1; i <= m; i++) v[i] = ns[key, i]
+	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+	return v[int((m + 1) / 2)]
+}
+{
+	key = $1 " " $2 " " $3
+	if ($7 > 0 || $5 == "-") { err[key] += $7; errname[key] = $8; next }
+	cnt[key]++; ns[key, cnt[key]] = $5; done[key] = done[key] < $6 ? $6 : done[key]
+	if (!($1 in seen)) { seen[$1] = 1; order[++nsizes] = $1 }
+}
+function cell(key,   s) {
+	if (err[key] > 0) return "errors (" err[key] (errname[key] != "" ? ", " errname[key] : "") ")"
+	if (!cnt[key]) return "-"
+	s = sprintf("%.1f", median(key) / 1000)
+	if (done[key] < opens && done[key] < $1) s = s " (" done[key] " opens)"
+	return s
+}
+END {
+	split("exact other missing", kinds, " ")
+	label["exact"] = "exact case"; label["other"] = "another case"; label["missing"] = "missing"
+	for (s = 1; s <= nsizes; s++) for (k = 1; k <= 3; k++) {
+		n = order[s]; e = n " " kinds[k] " ext4"; c = n " " kinds[k] " casefoldfs"
+		r = (cnt[e] && cnt[c] && !err[e] && !err[c]) ? sprintf("%.1f", median(e) / median(c)) : "-"
+		printf "| %d | %s | %s | %s | %s |\n", n, label[kinds[k]], cell(e), cell(c), r
+	}
+}' "$R"
+echo
+[ -z "$fill_failed" ] || echo "Filling through the mount failed at:$fill_failed entries ($(tr '\n' ' ' <"$T/fill.err"))."
+[ ! -s "$T/wine.err" ] || echo "Wine's stderr: $(sort -u "$T/wine.err" | head -n 3 | tr '\n' ' ')"
+echo "Section time: $(elapsed) s."
+echo
+"$WINESERVER" -k 2>/dev/null
+fusermount3 -u "$M" && wait "$CFS_PID" || echo "casefoldfs exited with status $? (log: $(tail -n 3 "$T/daemon.log"))"
+CFS_PID=
