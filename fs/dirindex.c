@@ -2,6 +2,11 @@
  * The per-directory index: every stored name of one backing directory,
  * chained in buckets by the directory rule's name hash, so that an inexact
  * lookup costs one hash and a few comparisons whatever the directory's size.
+ * Names equal under the rule (possible only when made behind the daemon's
+ * back) form one group, chained once in its bucket: a lookup compares the
+ * name with each group, not each variant, so 32,768 stored spellings of one
+ * name cost it one comparison, and the group keeps its smallest member at
+ * hand for the answer.
  *
  * The index is built lazily from a readdir of the backing directory, kept
  * current by the operations that change the directory through the mount
@@ -28,7 +33,9 @@
 #include "casefoldfs.h"
 
 struct entry {
-	struct entry *next;
+	struct entry *next;     /* the next group in the bucket (group heads) */
+	struct entry *sib;      /* the next member of this entry's group */
+	struct entry *least;    /* group heads: the smallest member in byte order */
 	uint64_t hash;
 	uint32_t len;           /* at most NAME_MAX */
 	bool heap;              /* malloc'd by dirindex_add, not in the arena */
@@ -73,12 +80,15 @@ struct cfs_dirindex *dirindex_new(void)
 static void clear(struct cfs_dirindex *idx)
 {
 	for (size_t i = 0; i < idx->size; i++) {
-		struct entry *e = idx->buckets[i], *next;
+		struct entry *g = idx->buckets[i], *gnext, *e, *next;
 
-		for (; e; e = next) {
-			next = e->next;
-			if (e->heap)
-				free(e);
+		for (; g; g = gnext) {
+			gnext = g->next;
+			for (e = g; e; e = next) {
+				next = e->sib;
+				if (e->heap)
+					free(e);
+			}
 		}
 	}
 	for (struct chunk *c = idx->arena, *next; c; c = next) {
@@ -111,7 +121,7 @@ static bool grow(struct cfs_dirindex *idx)
 		struct entry *e = idx->buckets[i], *next;
 
 		for (; e; e = next) {
-			next = e->next;
+			next = e->next;  /* groups move whole: members hang from heads */
 			e->next = b[e->hash & (size - 1)];
 			b[e->hash & (size - 1)] = e;
 		}
@@ -160,19 +170,42 @@ static bool log_finding(const struct cfs_dirindex *idx)
  * Fold-equal stored names can only come from outside: say so on insert,
  * once per new name, and not thousands of times for a hostile directory.
  */
-static void report_collision(struct cfs_dirindex *idx, const struct cfs *fs,
-			     enum cfs_rule rule, const struct entry *e)
+static void report_collision(struct cfs_dirindex *idx, const struct entry *g,
+			     const struct entry *e)
 {
-	for (const struct entry *o = idx->buckets[e->hash & (idx->size - 1)]; o; o = o->next) {
-		if (o->hash != e->hash || !names_match(fs, rule, o->name, o->len, e->name, e->len))
-			continue;
-		idx->collisions++;
-		if (log_finding(idx))
-			fuse_log(FUSE_LOG_WARNING,
-				 "casefoldfs: stored names \"%s\" and \"%s\" are equal under "
-				 "folding; inexact lookups use the smaller\n", o->name, e->name);
-		return;
-	}
+	idx->collisions++;
+	if (log_finding(idx))
+		fuse_log(FUSE_LOG_WARNING,
+			 "casefoldfs: stored names \"%s\" and \"%s\" are equal under "
+			 "folding; inexact lookups use the smaller\n", g->name, e->name);
+}
+
+/* The group in bucket b whose names match name under the rule, or NULL. */
+static struct entry **find_group(const struct cfs_dirindex *idx, const struct cfs *fs,
+				 enum cfs_rule rule, uint64_t hash, const char *name, size_t len)
+{
+	struct entry **p = &idx->buckets[hash & (idx->size - 1)];
+
+	for (; *p; p = &(*p)->next)
+		if ((*p)->hash == hash && names_match(fs, rule, name, len, (*p)->name, (*p)->len))
+			return p;
+	return NULL;
+}
+
+/* The order of the documented choice: memcmp, shorter first on a common prefix. */
+static bool smaller(const struct entry *a, const struct entry *b)
+{
+	return strcmp(a->name, b->name) < 0;
+}
+
+static struct entry *least_of(struct entry *g)
+{
+	struct entry *least = g;
+
+	for (struct entry *e = g->sib; e; e = e->sib)
+		if (smaller(e, least))
+			least = e;
+	return least;
 }
 
 /* Names this rule cannot hash (strict, invalid UTF-8) are unreachable. */
@@ -184,14 +217,26 @@ static void report_unreachable(struct cfs_dirindex *idx, const char *name)
 			 "UTF-8 and cannot be reached (strict_encoding)\n", name);
 }
 
-/* Chains e, whose bucket array has room for it. */
+/* Chains e, whose bucket array has room for it: into its group if any. */
 static void link_entry(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		       struct entry *e)
 {
-	report_collision(idx, fs, rule, e);
+	struct entry **p = find_group(idx, fs, rule, e->hash, e->name, e->len), *g;
+
+	idx->count++;
+	if (p) {
+		g = *p;
+		report_collision(idx, g, e);
+		e->sib = g->sib;
+		g->sib = e;
+		if (smaller(e, g->least))
+			g->least = e;
+		return;
+	}
+	e->sib = NULL;
+	e->least = e;
 	e->next = idx->buckets[e->hash & (idx->size - 1)];
 	idx->buckets[e->hash & (idx->size - 1)] = e;
-	idx->count++;
 }
 
 static void insert(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
@@ -326,23 +371,16 @@ int dirindex_find(const struct cfs_dirindex *idx, const struct cfs *fs,
 		  enum cfs_rule rule, const char *name, char *stored)
 {
 	size_t len = strlen(name);
-	const struct entry *best = NULL;
+	struct entry **p, *best;
 	uint64_t hash;
 	int err;
 
 	err = names_hash(fs, rule, name, len, &hash);
 	if (err < 0)
 		return err;
-	if (idx->size == 0)
+	if (idx->size == 0 || !(p = find_group(idx, fs, rule, hash, name, len)))
 		return -ENOENT;
-	for (const struct entry *e = idx->buckets[hash & (idx->size - 1)]; e; e = e->next) {
-		if (e->hash != hash || !names_match(fs, rule, name, len, e->name, e->len))
-			continue;
-		if (!best || strcmp(e->name, best->name) < 0)
-			best = e;
-	}
-	if (!best)
-		return -ENOENT;
+	best = (*p)->least;
 	memcpy(stored, best->name, best->len + 1);
 	return 0;
 }
@@ -360,19 +398,35 @@ void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_ru
 	size_t len = strlen(name);
 	uint64_t hash;
 
-	if (idx->size == 0 || names_hash(fs, rule, name, len, &hash) < 0)
-		return;
-	for (struct entry **p = &idx->buckets[hash & (idx->size - 1)]; *p; p = &(*p)->next) {
-		struct entry *e = *p;
+	struct entry **p, **q, *g, *e;
 
-		if (e->len == len && memcmp(e->name, name, len) == 0) {
-			*p = e->next;
-			if (e->heap)
-				free(e);
-			idx->count--;
-			return;
+	if (idx->size == 0 || names_hash(fs, rule, name, len, &hash) < 0 ||
+	    !(p = find_group(idx, fs, rule, hash, name, len)))
+		return;
+	g = *p;
+	for (q = p; *q; q = &(*q)->sib)
+		if ((*q)->len == len && memcmp((*q)->name, name, len) == 0)
+			break;
+	e = *q;
+	if (!e)
+		return;
+	if (e == g) {
+		/* The head goes: the next member, if any, heads the group. */
+		*p = g->sib;
+		if (g->sib) {
+			g->sib->next = g->next;
+			g->sib->least = least_of(g->sib);
+		} else {
+			*p = g->next;
 		}
+	} else {
+		*q = e->sib;
+		if (g->least == e)
+			g->least = least_of(g);
 	}
+	if (e->heap)
+		free(e);
+	idx->count--;
 }
 
 /* Whether the index still describes the directory whose attributes are st. */
@@ -392,8 +446,8 @@ void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st)
 }
 
 /*
- * What a lookup can cost: the longest bucket chain bounds the comparisons
- * of one inexact lookup.  Read through the index xattr (ops_file.c), so tests
+ * What a lookup can cost: the longest bucket chain (of groups) bounds the
+ * comparisons of one inexact lookup.  Read through the index xattr (ops_file.c), so tests
  * can check that chosen names do not pile up in one bucket.
  */
 int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len)

@@ -108,50 +108,70 @@ static int get_flags(struct cfs *fs, struct cfs_inode *in, unsigned int *flags)
 	return err;
 }
 
-static int change_casefold(struct cfs *fs, struct cfs_inode *in, bool on)
+/* Whether the casefold bit of the directory in may change now (lock held). */
+static int may_change_casefold(struct cfs *fs, struct cfs_inode *in)
 {
 	int r;
 
-	if (!fs->has_encoding || !in->d)
+	if (!fs->has_encoding)
 		return -EOPNOTSUPP;
 	r = dir_is_empty(fs, in);
 	if (r < 0)
 		return r;
-	if (r == 0)
-		return -ENOTEMPTY;
-	r = dir_store_flag(in, on);
-	if (r == 0)
-		dcache_rule_changed(fs);
-	return r;
+	return r ? 0 : -ENOTEMPTY;
 }
 
 /*
- * The directory lock makes the emptiness check and the change one step.
+ * A directory's flags: the directory lock makes the emptiness check and the
+ * change one step.  Everything that can refuse is checked before anything
+ * changes, and the casefold bit, stored last, undoes the other bits if it
+ * cannot be stored: an error leaves the flags as they were.  A changed rule
+ * expires the kernel's dentries (dcache.c).
+ */
+static int set_dir_flags(fuse_req_t req, struct cfs_inode *in, bool on, unsigned int rest,
+			 unsigned int old)
+{
+	struct cfs *fs = cfs_of(req);
+	bool toggle;
+	int err = dir_lock(fs, in);
+
+	if (err < 0)
+		return err;
+	err = dir_check_flag(in);
+	toggle = on != in->d->casefold;
+	if (err == 0 && toggle)
+		err = may_change_casefold(fs, in);
+	if (err == 0 && rest != old)
+		err = set_backing_flags(req, in, rest);
+	if (err == 0 && toggle) {
+		err = dir_store_flag(in, on);
+		if (err < 0 && rest != old)
+			set_backing_flags(req, in, old);
+		else if (err == 0)
+			dcache_rule_changed(fs);
+	}
+	dir_unlock(fs, in);
+	return err;
+}
+
+/*
  * The other bits are set whenever they differ from the backing object's:
  * even when the caller's request leaves them as we reported them, the
  * object may have changed since (the backing kernel checks the change).
  */
 static int set_flags(fuse_req_t req, struct cfs_inode *in, unsigned int flags)
 {
-	struct cfs *fs = cfs_of(req);
 	bool on = flags & CFS_CASEFOLD_FL;
-	unsigned int old;
-	int err = backing_flags(fs, in, &old);
+	unsigned int old, rest = flags & ~CFS_CASEFOLD_FL;
+	int err = backing_flags(cfs_of(req), in, &old);
 
 	if (err < 0)
 		return err;
-	if (!in->d) {
-		if (on)
-			return -EOPNOTSUPP;
-	} else if ((err = dir_lock(fs, in)) == 0) {
-		err = dir_check_flag(in);
-		if (err == 0 && on != in->d->casefold)
-			err = change_casefold(fs, in, on);
-		dir_unlock(fs, in);
-	}
-	if (err == 0 && (flags & ~CFS_CASEFOLD_FL) != old)
-		err = set_backing_flags(req, in, flags & ~CFS_CASEFOLD_FL);
-	return err;
+	if (in->d)
+		return set_dir_flags(req, in, on, rest, old);
+	if (on)
+		return -EOPNOTSUPP;
+	return rest != old ? set_backing_flags(req, in, rest) : 0;
 }
 
 /*

@@ -200,9 +200,10 @@ static bool before_or_equal(const struct timespec *a, const struct statx_timesta
  * opening it a writer of the backing directory could have put another
  * object under the name: then it must not be chowned, flagged or answered.
  * A hard link is the target's inode.  Anything else we made is ours (the
- * daemon's uid), of the right type, has one name (two entries for a
- * directory) and, where the filesystem records it, was born no earlier than
- * our call — which rules out an older object of ours renamed onto the name.
+ * daemon's uid), of the right type, has one name (a directory: no
+ * subdirectory) and, where the filesystem records it, was born no earlier
+ * than our call — which rules out an older object of ours renamed onto the
+ * name.
  */
 static bool is_made(int dfd, const char *name, struct newnode *n)
 {
@@ -221,7 +222,9 @@ static bool is_made(int dfd, const char *name, struct newnode *n)
 	}
 	if ((sx.stx_mode & S_IFMT) != (n->mode & S_IFMT) || sx.stx_uid != geteuid())
 		return false;
-	if (sx.stx_nlink != (S_ISDIR(n->mode) ? 2u : 1u))
+	/* A new directory has no subdirectory: 2 links, or 1 where the
+	 * filesystem does not count them (btrfs). */
+	if (S_ISDIR(n->mode) ? sx.stx_nlink > 2 : sx.stx_nlink != 1)
 		return false;
 	return !(sx.stx_mask & STATX_BTIME) || before_or_equal(&n->before, &sx.stx_btime);
 }

@@ -213,13 +213,26 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_
 		fuse_reply_write(req, (size_t)n);
 }
 
-/* close() of a duplicate reports delayed write errors at the caller's close. */
+/*
+ * The caller's close().  Closing a duplicate runs the backing filesystem's
+ * own flush (NFS writes back there and reports its errors); but a duplicate
+ * is a new descriptor, and a close must not fail because other users keep
+ * the daemon at its descriptor limit.  Then fdatasync, which needs none,
+ * reports the same write-back errors (at the cost of waiting for them).
+ */
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int fd = dup((int)fi->fh);
+	int fd = dup((int)fi->fh), err = 0;
 
 	(void)ino;
-	fuse_reply_err(req, fd < 0 || close(fd) < 0 ? errno : 0);
+	if (fd >= 0)
+		err = close(fd) < 0 ? errno : 0;
+	else if (errno == EMFILE || errno == ENFILE)
+		err = fdatasync((int)fi->fh) < 0 ? errno : 0;
+	else
+		err = errno;
+	/* EINVAL: a file that cannot be synced (a pipe, say) has nothing to report. */
+	fuse_reply_err(req, err == EINVAL || err == EROFS ? 0 : err);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
