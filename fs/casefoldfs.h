@@ -108,6 +108,7 @@ struct cfs_inode {
 	int32_t slot;             /* place in the cache, CFS_SLOT_*; table */
 	uint32_t pins;            /* operations using fd or reopening; table */
 	uint32_t children;        /* path locators naming this as parent; table */
+	uint32_t writers;         /* opens for writing (ops_file.c); table */
 	mode_t type;              /* S_IFMT bits: immutable */
 	bool used;                /* CLOCK: pinned since the hand last passed; table */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */

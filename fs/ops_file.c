@@ -15,6 +15,18 @@
 
 #include "casefoldfs.h"
 
+/*
+ * fi->fh of a regular file: the backing descriptor in the low 32 bits, and
+ * FH_WRITER when op_open counted the open in its node's writers (so that
+ * op_release uncounts exactly those; opens made by op_create are not).
+ */
+#define FH_WRITER (UINT64_C(1) << 32)
+
+static int fh_fd(const struct fuse_file_info *fi)
+{
+	return (int)(fi->fh & 0xffffffffu);
+}
+
 /* Attributes of the object fd is on (O_PATH or not). */
 static void reply_attr_fd(fuse_req_t req, int fd)
 {
@@ -45,7 +57,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct cfs_inode *in = inode_get(cfs_of(req), ino);
 
 	if (fi && S_ISREG(in->type))
-		reply_attr_fd(req, (int)fi->fh);
+		reply_attr_fd(req, fh_fd(fi));
 	else
 		reply_attr(req, in);
 }
@@ -96,7 +108,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(fs, ino);
 	/* Only regular files have a descriptor in fh (directories: a handle). */
-	int fd = fi && S_ISREG(in->type) ? (int)fi->fh : -1;
+	int fd = fi && S_ISREG(in->type) ? fh_fd(fi) : -1;
 	int pfd = inode_pin(fs, in), err;
 
 	if (pfd < 0) {
@@ -135,30 +147,69 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	}
 }
 
+/* Whether an open can change the file's data or size. */
+static bool for_writing(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+}
+
+/*
+ * Data coherence between opens (issue 13).  A read through the kernel's page
+ * cache fills a whole page from one READ; when the reply is short the
+ * kernel zero-fills the rest and trusts the file's size to say where the
+ * data ends.  If another open truncates the file here (atomic O_TRUNC) after
+ * the kernel took the size for that read but before it hears of the
+ * truncation, and then writes, the reader copies out the zero-filled page up
+ * to the new size: zeros the file never held (fuse_short_read cannot shrink
+ * the size once the truncation or write has moved attr_version, and the
+ * writer's page is not the reader's).  No reply of ours can repair a page
+ * the kernel has already filled, so the page cache must stay out of the way
+ * while a file may change under another open: every open for writing, and
+ * every open of a node that has one, gets FOPEN_DIRECT_IO.  Such reads and
+ * writes go to the backing file as they are, so they see what it holds: an
+ * empty file or a whole write, as on ext4.  Opens while no writer exists
+ * keep the page cache (readahead, mmap).  The writer is counted before the
+ * backing open truncates, so no open that sees the count at zero can race
+ * with that truncation.
+ */
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(fs, ino);
-	int pfd = inode_pin(fs, in), fd, err;
+	bool writer = S_ISREG(in->type) && for_writing(fi->flags);
+	int pfd, fd, err;
 	char path[32];
 
+	pthread_mutex_lock(&fs->table_lock);
+	if (writer)
+		in->writers++;
+	fi->direct_io = in->writers > 0;
+	pthread_mutex_unlock(&fs->table_lock);
+	pfd = inode_pin(fs, in);
 	if (pfd < 0) {
-		fuse_reply_err(req, -pfd);
-		return;
+		fd = -1;
+		err = -pfd;
+	} else {
+		fd_procpath(pfd, path);
+		/* The kernel never opens symlinks here; O_NOFOLLOW would
+		 * refuse the magic link itself. */
+		fd = open(path, (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC);
+		err = errno;
+		inode_unpin(fs, in, pfd);
 	}
-	fd_procpath(pfd, path);
-	/* The kernel never opens symlinks here; O_NOFOLLOW would refuse the
-	 * magic link itself. */
-	fd = open(path, (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC);
-	err = errno;
-	inode_unpin(fs, in, pfd);
-	if (fd < 0) {
-		fuse_reply_err(req, err);
-		return;
-	}
-	fi->fh = (uint64_t)fd;
-	if (fuse_reply_open(req, fi) != 0)
+	if (fd >= 0) {
+		fi->fh = (uint64_t)fd | (writer ? FH_WRITER : 0);
+		if (fuse_reply_open(req, fi) == 0)
+			return;
 		close(fd);
+	} else {
+		fuse_reply_err(req, err);
+	}
+	if (writer) {
+		pthread_mutex_lock(&fs->table_lock);
+		in->writers--;
+		pthread_mutex_unlock(&fs->table_lock);
+	}
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -168,7 +219,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	(void)ino;
 	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	buf.buf[0].fd = (int)fi->fh;
+	buf.buf[0].fd = fh_fd(fi);
 	buf.buf[0].pos = off;
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
 }
@@ -181,7 +232,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_
 
 	(void)ino;
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	out.buf[0].fd = (int)fi->fh;
+	out.buf[0].fd = fh_fd(fi);
 	out.buf[0].pos = off;
 	n = fuse_buf_copy(&out, in_buf, 0);
 	if (n < 0)
@@ -193,7 +244,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_
 /* close() of a duplicate reports delayed write errors at the caller's close. */
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int fd = dup((int)fi->fh);
+	int fd = dup(fh_fd(fi));
 
 	(void)ino;
 	fuse_reply_err(req, fd < 0 || close(fd) < 0 ? errno : 0);
@@ -201,14 +252,22 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	(void)ino;
-	close((int)fi->fh);
+	struct cfs *fs = cfs_of(req);
+
+	close(fh_fd(fi));
+	if (fi->fh & FH_WRITER) {
+		struct cfs_inode *in = inode_get(fs, ino);
+
+		pthread_mutex_lock(&fs->table_lock);
+		in->writers--;
+		pthread_mutex_unlock(&fs->table_lock);
+	}
 	fuse_reply_err(req, 0);
 }
 
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-	int fd = (int)fi->fh;
+	int fd = fh_fd(fi);
 
 	(void)ino;
 	fuse_reply_err(req, (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? errno : 0);
@@ -218,7 +277,7 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, of
 			 struct fuse_file_info *fi)
 {
 	(void)ino;
-	fuse_reply_err(req, fallocate((int)fi->fh, mode, off, len) < 0 ? errno : 0);
+	fuse_reply_err(req, fallocate(fh_fd(fi), mode, off, len) < 0 ? errno : 0);
 }
 
 static void op_statfs(fuse_req_t req, fuse_ino_t ino)

@@ -1,5 +1,5 @@
 /*
- * coherence DIR ROUNDS SECONDS WRITERS READERS NAME...
+ * coherence DIR ROUNDS SECONDS WRITERS READERS HOLD NAME...
  *
  * Rewriters and readers of one file (issue 13).  Each of WRITERS processes
  * does ROUNDS times, or until SECONDS have passed (a loaded machine must not
@@ -9,7 +9,9 @@
  * of READERS processes reads the file until the writers are done; reader 0
  * keeps one descriptor open for the whole run and preads it (a reader that
  * opened before the writers did), the others open, read to EOF and close,
- * cycling through the NAMEs too.
+ * cycling through the NAMEs too.  HOLD 1: the file is also held open for
+ * writing (no truncation, no write) from before the first reader opens it
+ * to the end, so that every reader's open finds a writer open.
  *
  * As on ext4, every read must give an empty file or one whole token.  Prints
  * one line of counts; a read of only zero bytes is "zeroed", anything else
@@ -158,12 +160,13 @@ int main(int argc, char **argv)
 	unsigned rounds, seconds;
 	unsigned long *written;
 	time_t deadline;
-	int writers, readers, nnames, i, status, bad = 0;
+	int writers, readers, hold, held = -1, nnames, i, status, bad = 0;
 	unsigned long sum_written = 0;
 	pid_t *pids;
 
-	if (argc < 7) {
-		fprintf(stderr, "usage: coherence DIR ROUNDS SECONDS WRITERS READERS NAME...\n");
+	if (argc < 8) {
+		fprintf(stderr,
+			"usage: coherence DIR ROUNDS SECONDS WRITERS READERS HOLD NAME...\n");
 		return 2;
 	}
 	if (chdir(argv[1]) < 0)
@@ -172,7 +175,8 @@ int main(int argc, char **argv)
 	seconds = (unsigned)strtoul(argv[3], NULL, 10);
 	writers = atoi(argv[4]);
 	readers = atoi(argv[5]);
-	nnames = argc - 6;
+	hold = atoi(argv[6]);
+	nnames = argc - 7;
 	deadline = time(NULL) + (time_t)seconds;
 	if (writers < 1 || writers > 9 || readers < 1 || readers > 64)
 		return 2;
@@ -187,17 +191,19 @@ int main(int argc, char **argv)
 	if (!pids)
 		return 2;
 	/* Start from a whole token, so the held reader opens a written file. */
-	writer(0, 1, deadline, argv + 6, nnames);
+	writer(0, 1, deadline, argv + 7, nnames);
+	if (hold && (held = open(argv[7], O_WRONLY | O_CLOEXEC)) < 0)
+		die("open", argv[7]);
 	for (i = 0; i < readers + writers; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0)
 			die("fork", "");
 		if (pids[i] == 0) {
 			if (i < readers)
-				reader(i, done, argv + 6, nnames, &c[i]);
+				reader(i, done, argv + 7, nnames, &c[i]);
 			else
 				written[i - readers] = writer(i - readers + 1, rounds, deadline,
-							      argv + 6, nnames);
+							      argv + 7, nnames);
 			_exit(0);
 		}
 	}
@@ -210,6 +216,8 @@ int main(int argc, char **argv)
 		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status) != 0)
 			bad = 2;
+	if (held >= 0)
+		close(held);
 	for (i = 0; i < writers; i++)
 		sum_written += written[i];
 	for (i = 0; i < readers; i++) {
