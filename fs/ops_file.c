@@ -158,19 +158,21 @@ static bool for_writing(int flags)
  * cache fills a whole page from one READ; when the reply is short the
  * kernel zero-fills the rest and trusts the file's size to say where the
  * data ends.  If another open truncates the file here (atomic O_TRUNC) after
- * the kernel took the size for that read but before it hears of the
- * truncation, and then writes, the reader copies out the zero-filled page up
- * to the new size: zeros the file never held (fuse_short_read cannot shrink
- * the size once the truncation or write has moved attr_version, and the
- * writer's page is not the reader's).  No reply of ours can repair a page
- * the kernel has already filled, so the page cache must stay out of the way
- * while a file may change under another open: every open for writing, and
- * every open of a node that has one, gets FOPEN_DIRECT_IO.  Such reads and
- * writes go to the backing file as they are, so they see what it holds: an
- * empty file or a whole write, as on ext4.  Opens while no writer exists
- * keep the page cache (readahead, mmap).  The writer is counted before the
- * backing open truncates, so no open that sees the count at zero can race
- * with that truncation.
+ * the kernel took the size for that read, and writes again before the
+ * reader copies the page out, the reader returns zeros the file never held:
+ * fuse_short_read cannot shrink the size once the truncation or write has
+ * moved attr_version, and the writer's data goes to another page.  No reply
+ * of ours can repair a page the kernel has already filled, so a read-only
+ * open made while the file is open for writing (counted per node) gets
+ * FOPEN_DIRECT_IO: each read is one READ of the backing file, which holds
+ * nothing or a whole write, as on ext4.  Writers keep the page cache: a
+ * direct open cannot be mapped MAP_SHARED (libfuse 3.14 cannot negotiate
+ * FUSE_DIRECT_IO_ALLOW_MMAP), and writable shared mappings are what
+ * databases and linkers use.  So are opens made while no writer exists
+ * (readahead, mmap), which therefore remain exposed if a writer comes later
+ * (fs/README.md, "File data").  The writer is counted before the backing
+ * open truncates, so every open that looks at the count after the
+ * truncation has begun is direct.
  */
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
@@ -183,7 +185,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pthread_mutex_lock(&fs->table_lock);
 	if (writer)
 		in->writers++;
-	fi->direct_io = in->writers > 0;
+	fi->direct_io = !writer && in->writers > 0;
 	pthread_mutex_unlock(&fs->table_lock);
 	pfd = inode_pin(fs, in);
 	if (pfd < 0) {
