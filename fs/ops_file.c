@@ -168,7 +168,7 @@ static bool for_writing(int flags)
  * nothing or a whole write, as on ext4.  Writers keep the page cache: a
  * direct open cannot be mapped MAP_SHARED (libfuse 3.14 cannot negotiate
  * FUSE_DIRECT_IO_ALLOW_MMAP), and writable shared mappings are what
- * databases and linkers use.  So are opens made while no writer exists
+ * databases and linkers use.  So do opens made while no writer exists
  * (readahead, mmap), which therefore remain exposed if a writer comes later
  * (fs/README.md, "File data").  The writer is counted before the backing
  * open truncates, so every open that looks at the count after the
