@@ -118,6 +118,7 @@ struct cfs_inode {
 	int32_t slot;             /* place in the cache, CFS_SLOT_*; table */
 	uint32_t pins;            /* operations using fd or reopening; table */
 	uint32_t children;        /* path locators naming this as parent; table */
+	uint32_t writers;         /* opens for writing (ops_file.c); table */
 	mode_t type;              /* S_IFMT bits: immutable */
 	bool used;                /* CLOCK: pinned since the hand last passed; table */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */
@@ -287,6 +288,8 @@ void dcache_rule_changed(struct cfs *fs);
 void ops_dir_fill(struct fuse_lowlevel_ops *ops);
 void readdir_fill(struct fuse_lowlevel_ops *ops);
 void ops_file_fill(struct fuse_lowlevel_ops *ops);
+uint64_t file_created(struct cfs *fs, struct cfs_inode *in, int fd, int flags);
+void file_closed(struct cfs *fs, struct cfs_inode *in, uint64_t fh);
 void cfs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	       struct fuse_file_info *fi, unsigned flags, const void *in_buf,
 	       size_t in_bufsz, size_t out_bufsz);

@@ -454,9 +454,9 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		fuse_reply_err(req, -fd);
 		return;
 	}
-	fi->fh = (uint64_t)fd;
+	fi->fh = file_created(fs, inode_get(fs, e.ino), fd, fi->flags);
 	if (fuse_reply_create(req, &e, fi) != 0)
-		close(fd);
+		file_closed(fs, inode_get(fs, e.ino), fi->fh);
 }
 
 static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, int flags)

@@ -15,6 +15,18 @@
 
 #include "casefoldfs.h"
 
+/*
+ * fi->fh of a regular file: the backing descriptor in the low 32 bits, and
+ * FH_WRITER when the open was counted in its node's writers (op_open,
+ * file_created), so that op_release uncounts exactly those.
+ */
+#define FH_WRITER (UINT64_C(1) << 32)
+
+static int fh_fd(const struct fuse_file_info *fi)
+{
+	return (int)(fi->fh & 0xffffffffu);
+}
+
 /* Attributes of the object fd is on (O_PATH or not). */
 static void reply_attr_fd(fuse_req_t req, int fd)
 {
@@ -45,7 +57,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct cfs_inode *in = inode_get(cfs_of(req), ino);
 
 	if (fi && S_ISREG(in->type))
-		reply_attr_fd(req, (int)fi->fh);
+		reply_attr_fd(req, fh_fd(fi));
 	else
 		reply_attr(req, in);
 }
@@ -119,7 +131,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(fs, ino);
 	/* Only regular files have a descriptor in fh (directories: a handle). */
-	int fd = fi && S_ISREG(in->type) ? (int)fi->fh : -1;
+	int fd = fi && S_ISREG(in->type) ? fh_fd(fi) : -1;
 	int pfd = inode_pin(fs, in), err;
 
 	if (pfd < 0) {
@@ -158,30 +170,84 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	}
 }
 
+/* Whether an open can change the file's data or size. */
+static bool for_writing(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+}
+
+/*
+ * Data coherence between opens (issue 13).  A read through the kernel's page
+ * cache fills a whole page from one READ; when the reply is short the
+ * kernel zero-fills the rest and trusts the file's size to say where the
+ * data ends.  If another open truncates the file here (atomic O_TRUNC) after
+ * the kernel took the size for that read, and writes again before the
+ * reader copies the page out, the reader returns zeros the file never held:
+ * fuse_short_read cannot shrink the size once the truncation or write has
+ * moved attr_version, and the writer's data goes to another page.  No reply
+ * of ours can repair a page the kernel has already filled, so a read-only
+ * open made while the file is open for writing (counted per node) gets
+ * FOPEN_DIRECT_IO: each read is one READ of the backing file, which holds
+ * nothing or a whole write, as on ext4.  Writers keep the page cache: a
+ * direct open cannot be mapped MAP_SHARED (libfuse 3.14 cannot negotiate
+ * FUSE_DIRECT_IO_ALLOW_MMAP), and writable shared mappings are what
+ * databases and linkers use.  So do opens made while no writer exists
+ * (readahead, mmap), which therefore remain exposed if a writer comes later
+ * (fs/README.md, "File data").  The writer is counted before the backing
+ * open truncates, so every open that looks at the count after the
+ * truncation has begun is direct.
+ */
+/* fi->fh for a file op_create just made and opened as fd: a writer if so. */
+uint64_t file_created(struct cfs *fs, struct cfs_inode *in, int fd, int flags)
+{
+	bool writer = for_writing(flags);
+
+	if (writer) {
+		pthread_mutex_lock(&fs->table_lock);
+		in->writers++;
+		pthread_mutex_unlock(&fs->table_lock);
+	}
+	return (uint64_t)fd | (writer ? FH_WRITER : 0);
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(fs, ino);
-	int pfd = inode_pin(fs, in), fd, err;
+	bool writer = S_ISREG(in->type) && for_writing(fi->flags);
+	int pfd, fd, err;
 	char path[32];
 
+	pthread_mutex_lock(&fs->table_lock);
+	if (writer)
+		in->writers++;
+	fi->direct_io = !writer && in->writers > 0;
+	pthread_mutex_unlock(&fs->table_lock);
+	pfd = inode_pin(fs, in);
 	if (pfd < 0) {
-		fuse_reply_err(req, -pfd);
-		return;
+		fd = -1;
+		err = -pfd;
+	} else {
+		fd_procpath(pfd, path);
+		/* The kernel never opens symlinks here; O_NOFOLLOW would
+		 * refuse the magic link itself. */
+		fd = open(path, (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC);
+		err = errno;
+		inode_unpin(fs, in, pfd);
 	}
-	fd_procpath(pfd, path);
-	/* The kernel never opens symlinks here; O_NOFOLLOW would refuse the
-	 * magic link itself. */
-	fd = open(path, (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC);
-	err = errno;
-	inode_unpin(fs, in, pfd);
-	if (fd < 0) {
-		fuse_reply_err(req, err);
-		return;
-	}
-	fi->fh = (uint64_t)fd;
-	if (fuse_reply_open(req, fi) != 0)
+	if (fd >= 0) {
+		fi->fh = (uint64_t)fd | (writer ? FH_WRITER : 0);
+		if (fuse_reply_open(req, fi) == 0)
+			return;
 		close(fd);
+	} else {
+		fuse_reply_err(req, err);
+	}
+	if (writer) {
+		pthread_mutex_lock(&fs->table_lock);
+		in->writers--;
+		pthread_mutex_unlock(&fs->table_lock);
+	}
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -191,7 +257,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	(void)ino;
 	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	buf.buf[0].fd = (int)fi->fh;
+	buf.buf[0].fd = fh_fd(fi);
 	buf.buf[0].pos = off;
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
 }
@@ -204,7 +270,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_
 
 	(void)ino;
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	out.buf[0].fd = (int)fi->fh;
+	out.buf[0].fd = fh_fd(fi);
 	out.buf[0].pos = off;
 	n = fuse_buf_copy(&out, in_buf, 0);
 	if (n < 0)
@@ -222,29 +288,41 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_
  */
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int fd = dup((int)fi->fh), err = 0;
+	int fd = dup(fh_fd(fi)), err = 0;
 
 	(void)ino;
 	if (fd >= 0)
 		err = close(fd) < 0 ? errno : 0;
 	else if (errno == EMFILE || errno == ENFILE)
-		err = fdatasync((int)fi->fh) < 0 ? errno : 0;
+		err = fdatasync(fh_fd(fi)) < 0 ? errno : 0;
 	else
 		err = errno;
 	/* EINVAL: a file that cannot be synced (a pipe, say) has nothing to report. */
 	fuse_reply_err(req, err == EINVAL || err == EROFS ? 0 : err);
 }
 
+/* Closes the open file fh of in, uncounting a writer. */
+void file_closed(struct cfs *fs, struct cfs_inode *in, uint64_t fh)
+{
+	close((int)(fh & 0xffffffffu));
+	if (fh & FH_WRITER) {
+		pthread_mutex_lock(&fs->table_lock);
+		in->writers--;
+		pthread_mutex_unlock(&fs->table_lock);
+	}
+}
+
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	(void)ino;
-	close((int)fi->fh);
+	struct cfs *fs = cfs_of(req);
+
+	file_closed(fs, inode_get(fs, ino), fi->fh);
 	fuse_reply_err(req, 0);
 }
 
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-	int fd = (int)fi->fh;
+	int fd = fh_fd(fi);
 
 	(void)ino;
 	fuse_reply_err(req, (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? errno : 0);
@@ -254,7 +332,7 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, of
 			 struct fuse_file_info *fi)
 {
 	(void)ino;
-	fuse_reply_err(req, fallocate((int)fi->fh, mode, off, len) < 0 ? errno : 0);
+	fuse_reply_err(req, fallocate(fh_fd(fi), mode, off, len) < 0 ? errno : 0);
 }
 
 static void op_statfs(fuse_req_t req, fuse_ino_t ino)

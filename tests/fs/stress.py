@@ -48,10 +48,11 @@ DISCONNECTED = {"ENOTCONN", "ECONNABORTED"}
 SHARED_ALLOWED = {"OK", "ENOENT", "EEXIST", "EISDIR", "ENOTDIR", "ENOTEMPTY", "EPERM"}
 RECORD = re.compile(rb"\A(\d\d:\d{7}\n)?\Z")
 # What a read racing with O_TRUNC and a rewrite through other descriptors
-# can return on FUSE (never on ext4): the kernel zero-fills the page of a
-# read that came back short while the file's cached size was being changed
-# (fuse_short_read with a stale attr_version), and returns the cached size.
-# The backing file never holds it (checked at the end); counted, not failed.
+# can return on FUSE (never on ext4) when the reader opened the file while
+# no writer had it open, so reads through the page cache: the kernel
+# zero-fills the page of a read that came back short and copies it out up
+# to a size a later write set (fs/README.md, "File data").  The backing
+# file never holds it (checked at the end); counted, not failed.
 ZEROED = bytes(11)
 
 
