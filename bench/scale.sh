@@ -111,7 +111,7 @@ step() {
 	errors=$(sed -n 's/^errors //p' "$T/out" | awk '{ s += $1 } END { print s + 0 }')
 	grep -q '^errors ' "$T/out" || errors=$(wc -l <"$T/err")
 	[ "$status" = 0 ] || errors=$((errors + 1))
-	first=$(head -1 "$T/err" | tr '|' '/')
+	first=$(head -1 "$T/err" | sed "s|$M|MNT|g; s|$T|TMP|g" | tr '|' '/')
 	fds=$(sed -n 's/^peak_fds //p' "$T/watch")
 	thr=$(sed -n 's/^peak_threads //p' "$T/watch")
 	rss=$(sed -n 's/^peak_rss //p' "$T/watch")
@@ -201,7 +201,7 @@ echo "casefoldfs: \`$CFS\`; backing: $(findmnt -no FSTYPE -T "$B") under $TMP; R
 	"load average $(cut -d' ' -f1-3 /proc/loadavg) at the end;" \
 	"descriptor bound $BOUND ($how); daemon stats at the end: $(stats || echo none)."
 echo
-echo "| step | wall s | failed operations | peak daemon fds | peak daemon RSS, MiB | nodes after | first error |"
+echo "| step | wall s | failed operations | peak daemon fds | peak daemon RSS, MiB | nodes after | first error (MNT: the mount) |"
 echo "|---|--:|--:|--:|--:|--:|---|"
 bad=0
 while IFS='|' read -r label secs errors fds rss nodes first; do
@@ -210,7 +210,7 @@ while IFS='|' read -r label secs errors fds rss nodes first; do
 	fdv=
 	[ "${fds:-0}" -lt "$BOUND" ] || { fdv=" **(≥ $BOUND)**"; bad=1; }
 	mib=$(echo "${rss:-0}" | awk '{ printf "%.1f", $1 / 1024 }')
-	echo "| $label | $secs | $errors$verdict | $fds$fdv | $mib | ${nodes:-—} | $(echo "$first" | cut -c1-80) |"
+	echo "| $label | $secs | $errors$verdict | $fds$fdv | $mib | ${nodes:-—} | $(echo "$first" | cut -c1-100) |"
 done <"$ROWS"
 echo
 fusermount3 -u "$M"
