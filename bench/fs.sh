@@ -187,7 +187,7 @@ phase "creation through the mounts"
 # Daemon memory per remembered inode, apart from any index: a fresh mount
 # stats every file of a plain directory (no index), after a warm-up of 100
 # that pays libfuse's per-thread buffers; VmRSS growth over the nodes added
-# (the daemon's count where it reports one, else the files stat'ed).
+# (the daemon's count where it reports one, else the files stat'ed without error).
 for n in $SIZES; do
 	umount_cfs
 	mount_cfs
@@ -196,12 +196,13 @@ for n in $SIZES; do
 	nodes0=$(nodes_of)
 	record inode casefoldfs "$n" rss0 "$(rss_of "$CFS_PID")"
 	run inode casefoldfs "$n" statall exact "$MC/e$n" "$n"
+	failed=$(sed -n 's/^errors //p' "$T/out")
 	record inode casefoldfs "$n" rss1 "$(rss_of "$CFS_PID")"
 	nodes1=$(nodes_of)
 	if [ -n "$nodes0" ] && [ -n "$nodes1" ]; then
 		record inode casefoldfs "$n" nodes $((nodes1 - nodes0))
 	else
-		record inode casefoldfs "$n" nodes $((n - pre))
+		record inode casefoldfs "$n" nodes $((n - pre - ${failed:-0}))   # the stats that succeeded
 	fi
 	record inode casefoldfs "$n" fds "$(fds_of "$CFS_PID")"
 done
