@@ -578,7 +578,7 @@ static void targets(void)
 	size_t nt = sizes_of("meta", threads, 4);
 
 	sizes_of("io-write", &mib, 1);
-	printf("### Targets of issue 6 (filesystem), as ratios in this run\n\n"
+	printf("### Targets of issues 6 and 12 (filesystem), as ratios in this run\n\n"
 	       "| target | wanted | measured | |\n|---|--:|--:|---|\n");
 	for (size_t k = 0; k < 2; k++) {
 		char test[24];
