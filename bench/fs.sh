@@ -2,12 +2,18 @@
 # Benchmark section "fs": casefoldfs against bindfs (the cost of FUSE itself),
 # the backing ext4 directly (the floor) and a scan-on-miss lookup (Wine,
 # Samba, ciopfs), all on one backing tree in one run, in interleaved rounds.
+# Every peer creates its own directories' files through itself (casefoldfs in
+# +F directories), as programs fill them: the kernel then remembers every
+# inode, which is what a daemon's per-inode state is measured against.
+# Failed operations (EMFILE, ...) are counted and shown, then fail the section.
 # Usage: bench/fs.sh BUILD_DIR (as root: mounts, drop_caches).
 #
 # Knobs for a quick look (the defaults are what BENCHMARKS.md reports):
 #   CF_FSBENCH_SIZES="1000 100000 1000000"  entries of the +F directories
 #   CF_FSBENCH_ROUNDS=7                     rounds (medians over them)
 #   CF_FSBENCH_MIB=256                      size of the sequential I/O file
+#   CF_FSBENCH_DAEMON=                      a casefoldfs binary to measure instead
+#                                           of BUILD_DIR's (an older build)
 set -eu
 O=${1:-build}
 SIZES=${CF_FSBENCH_SIZES:-1000 100000 1000000}
@@ -24,15 +30,20 @@ for c in bindfs fusermount3 chattr; do
 	command -v "$c" >/dev/null || die "no $c (scripts/install-deps)"
 done
 
-make -s O="$O" lib "$O/casefoldfs"
+make -s O="$O" lib
 make -s -f bench/Makefile O="$O" "$O/bench/fsbench" "$O/bench/fsreport"
 F=$O/bench/fsbench
-CFS=$O/casefoldfs
+if [ -n "${CF_FSBENCH_DAEMON:-}" ]; then
+	CFS=$CF_FSBENCH_DAEMON
+else
+	make -s O="$O" "$O/casefoldfs"
+	CFS=$O/casefoldfs
+fi
 
 # Room for the directories' inodes and the I/O files (one per peer), with slack.
 TMP=${TMPDIR:-/var/tmp}
 entries=0
-for n in $SIZES; do entries=$((entries + n)); done
+for n in $SIZES; do entries=$((entries + 3 * n)); done   # one directory per peer
 need_kb=$((3 * MIB * 1024 + entries / 4 + 512 * 1024))
 avail_kb=$(df -Pk "$TMP" | awk 'NR == 2 { print $4 }')
 avail_inodes=$(df -Pi "$TMP" | awk 'NR == 2 { print $4 }')
@@ -99,13 +110,22 @@ umount_bindfs() {
 
 drop_caches() { echo 3 > /proc/sys/vm/drop_caches; }
 
-# run TEST PEER SIZE FSBENCH-ARGS...: one measurement of round $round, recorded.
+# run TEST PEER SIZE FSBENCH-ARGS...: one measurement of round $round,
+# recorded; a measurement that could not finish is recorded as failed.
 run() {
 	what=$1 who=$2 size=$3
 	shift 3
-	"$F" "$@" > "$T/out" || die "fsbench $* failed"
+	"$F" "$@" > "$T/out" || { echo "fsbench $* failed" >&2; echo "failed 1" >> "$T/out"; }
 	sed "s/^/$what $who $size $round /" "$T/out" >> "$R"
 }
+record() { echo "$1 $2 $3 ${round:-1} $4 $5" >> "$R"; }
+
+# The daemon's open descriptors, and its node count where it reports one.
+fds_of() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 | wc -l; }
+nodes_of() {
+	getfattr -n trusted.casefoldfs.stats --only-values "$MC" 2>/dev/null | awk '{ print $2 }'
+}
+rss_of() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
 # rotate N WORDS...: the words rotated left by N, so that no peer always goes first.
 rotate() {
@@ -124,10 +144,10 @@ rotate() {
 # million-entry directory affordable) and the name kinds PEER is measured on.
 where() {
 	case $1 in
-	direct)     dir=$B/d$2  how=path warm="exact missing"          cold="exact" ;;
-	bindfs)     dir=$MB/d$2 how=path warm="exact missing"          cold="exact" ;;
+	direct)     dir=$B/e$2  how=path warm="exact missing"          cold="exact" ;;
+	bindfs)     dir=$MB/b$2 how=path warm="exact missing"          cold="exact" ;;
 	casefoldfs) dir=$MC/d$2 how=path warm="exact miscased missing" cold="exact miscased" ;;
-	scan)       dir=$B/d$2  how="-b 300 scan" warm="miscased missing" cold="miscased" ;;
+	scan)       dir=$B/e$2  how="-b 300 scan" warm="miscased missing" cold="miscased" ;;
 	esac
 }
 
@@ -140,28 +160,63 @@ phase() {
 	echo "fs: $1 done ($(elapsed) s)" >&2
 }
 
-# Setup: the directories are made +F through casefoldfs while empty, then
-# filled behind its back (a C loop of mknodat), which a later mount sees.
+# Setup, through the peers: casefoldfs fills +F directories dN, bindfs plain
+# ones bN, the backing ext4 plain ones eN, each timed (files per second).
 mount_cfs
+mount_bindfs
 for n in $SIZES; do
-	mkdir "$MC/d$n"
+	mkdir "$MC/d$n" "$B/b$n" "$B/e$n"
 	chattr +F "$MC/d$n"
 done
-mkdir "$MC/work"
+mkdir "$MC/work" "$B/work-bindfs" "$B/work-direct"
 chattr +F "$MC/work"
-umount_cfs
-mkdir "$B/work-bindfs" "$B/work-direct"
-for n in $SIZES; do "$F" fill "$B/d$n" "$n"; done
+round=1
+k=0
+for n in $SIZES; do
+	for peer in $(rotate "$k" direct bindfs casefoldfs); do
+		where "$peer" "$n"
+		run create "$peer" "$n" create "$dir" "$n"
+	done
+	# What the daemon holds once the kernel remembers every inode created.
+	record create casefoldfs "$n" fds "$(fds_of "$CFS_PID")"
+	k=$((k + 1))
+done
 sync -f "$B"
-phase setup
+phase "creation through the mounts"
+
+# Daemon memory per remembered inode, apart from any index: a fresh mount
+# stats every file of a plain directory (no index), after a warm-up of 100
+# that pays libfuse's per-thread buffers; VmRSS growth over the nodes added
+# (the daemon's count where it reports one, else the files stat'ed without error).
+for n in $SIZES; do
+	umount_cfs
+	mount_cfs
+	pre=$((n < 1000 ? n / 10 : 100))
+	"$F" statall exact "$MC/e$n" "$pre" > /dev/null || :
+	nodes0=$(nodes_of)
+	record inode casefoldfs "$n" rss0 "$(rss_of "$CFS_PID")"
+	run inode casefoldfs "$n" statall exact "$MC/e$n" "$n"
+	failed=$(sed -n 's/^errors //p' "$T/out")
+	record inode casefoldfs "$n" rss1 "$(rss_of "$CFS_PID")"
+	nodes1=$(nodes_of)
+	if [ -n "$nodes0" ] && [ -n "$nodes1" ]; then
+		record inode casefoldfs "$n" nodes $((nodes1 - nodes0))
+	else
+		record inode casefoldfs "$n" nodes $((n - pre - ${failed:-0}))   # the stats that succeeded
+	fi
+	record inode casefoldfs "$n" fds "$(fds_of "$CFS_PID")"
+done
+umount_cfs
+umount_bindfs
+phase "memory per inode"
 
 mount_cfs
 mount_bindfs
 for round in $(seq "$ROUNDS"); do
 	for n in $SIZES; do
-		# The same names in every round and for every peer: casefoldfs holds a
-		# descriptor per inode the kernel remembers, and fresh names every round
-		# would exhaust RLIMIT_NOFILE before the last (EMFILE).
+		# The same names in every round and for every peer (a daemon with a
+		# descriptor per remembered inode, as casefoldfs had before its node
+		# redesign, runs out of them with fresh names; creation shows that now).
 		seed=$n
 		for peer in $(rotate "$round" direct bindfs casefoldfs scan); do
 			where "$peer" "$n"
@@ -205,7 +260,9 @@ phase "cold stats"
 # The backing directories back in the page cache (the cold phase dropped them).
 mount_cfs
 mount_bindfs
-for n in $SIZES; do "$F" readdir "$B/d$n" "$n" > /dev/null; done
+for n in $SIZES; do
+	for d in d b e; do "$F" readdir "$B/$d$n" "$n" > /dev/null || :; done
+done
 for round in $(seq "$ROUNDS"); do
 	for n in $SIZES; do
 		for peer in $(rotate "$round" direct bindfs casefoldfs); do
@@ -252,3 +309,7 @@ umount_cfs
 umount_bindfs
 echo "Section time, cumulative: $phase_times (then cleanup)."
 echo
+# After the tables, which show them: failed operations fail the section.
+if awk '($5 == "errors" || $5 == "failed") && $6 > 0 { bad = 1 } END { exit !bad }' "$R"; then
+	die "failed operations (see the table of failures)"
+fi

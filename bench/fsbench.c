@@ -7,6 +7,19 @@
  *
  *   fsbench fill DIR N
  *       N empty files named name(0) .. name(N-1), straight into DIR.
+ *   fsbench create [-f FANOUT] DIR N
+ *       The same N files made with open(O_CREAT|O_EXCL) and close, as tar
+ *       and rsync make them: through whatever DIR is (a mount, or not).
+ *       -f: spread over a tree, FANOUT files per directory and FANOUT
+ *       directories per level (DIR/gG/dD/name).  A failed call is counted,
+ *       not fatal; prints files_per_s, errors and the first errno.
+ *   fsbench statall [-f FANOUT] exact|miscased|missing DIR N
+ *       fstatat of every one of those N names (missing: name(N..2N-1)),
+ *       counting wrong answers and failures; prints per (µs), errors, errno.
+ *   fsbench watch PID MS
+ *       Every MS milliseconds, the open descriptors and threads of PID,
+ *       until SIGTERM or PID's end; then prints their peaks (peak_fds,
+ *       peak_threads) and peak_rss (KiB, VmRSS sampled, or VmHWM if higher).
  *   fsbench stat [-w] [-p PID] [-k K] [-b MS] path|scan exact|miscased|missing DIR N SEED
  *       fstatat of K names of DIR: random among name(0..N-1) as stored
  *       (exact) or with a random case (miscased), or random among
@@ -19,7 +32,8 @@
  *       -p: the daemon's VmRSS before and after the first stat, and its
  *       index statistics.
  *       Prints first (µs, the first stat), per (µs per stat after the first,
- *       or over the timed pass with -w) and ops.
+ *       or over the timed pass with -w), ops and errors (wrong answers and
+ *       failed calls, EMFILE say: counted, so that a failing daemon shows).
  *   fsbench meta DIR THREADS N
  *       N files created, renamed, then unlinked by THREADS threads, each in
  *       its own subdirectory DIR/tI; prints create, rename, unlink (ops/s).
@@ -35,6 +49,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -173,6 +188,8 @@ struct statrun {
 	const char *dir;
 	int dirfd;
 	cf_encoding enc;
+	unsigned long errors;   /* wrong answers and failed calls */
+	int first_errno;        /* of the first failed call, 0 if none */
 };
 
 /* The scan-on-miss lookup: every entry read and compared until one matches. */
@@ -199,20 +216,37 @@ static bool scan_lookup(const struct statrun *r, const char *name)
 	return found;
 }
 
+/*
+ * A failure counted rather than fatal: a daemon out of descriptors answers
+ * EMFILE, and the benchmark must show how often instead of stopping.
+ */
+static void count_error(unsigned long *errors, int *first_errno, int errnum, const char *what,
+			const char *name)
+{
+	if (*errors < 3)
+		fprintf(stderr, "fsbench: %s/%s: %s\n", what, name,
+			errnum ? strerror(errnum) : "wrong answer");
+	if (*errors == 0)
+		*first_errno = errnum;
+	++*errors;
+}
+
 /* One stat; checks the answer, so that no peer is timed giving a wrong one. */
-static void stat_one(const struct statrun *r, const char *name)
+static void stat_one(struct statrun *r, const char *name)
 {
 	bool found;
 	struct stat st;
 
-	if (fstatat(r->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (fstatat(r->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		found = true;
-	else if (errno != ENOENT)
-		die("%s/%s: %s", r->dir, name, strerror(errno));
-	else
+	} else if (errno != ENOENT) {
+		count_error(&r->errors, &r->first_errno, errno, r->dir, name);
+		return;
+	} else {
 		found = r->how == HOW_SCAN && scan_lookup(r, name);
+	}
 	if (found != (r->mode != MODE_MISSING))
-		die("%s/%s: %s", r->dir, name, found ? "exists, should not" : "not found");
+		count_error(&r->errors, &r->first_errno, 0, r->dir, name);
 }
 
 static long vm_rss_kb(const char *pid)
@@ -253,7 +287,7 @@ static void print_index_names(const char *dir)
  * Runs names[0..k-1] until done or over budget_us (0: none), but at least
  * MIN_OPS; returns how many ran.
  */
-static size_t stat_pass(const struct statrun *r, char (*names)[64], size_t k, double budget_us)
+static size_t stat_pass(struct statrun *r, char (*names)[64], size_t k, double budget_us)
 {
 	double t0 = now_us();
 	size_t i;
@@ -354,9 +388,262 @@ static int cmd_stat(int argc, char **argv)
 		ops = 1 + stat_pass(&r, names + 1, k - 1, budget_us);
 		printf("per %.3f\n", (now_us() - t0) / (double)(ops - 1));
 	}
-	printf("first %.3f\nops %zu\n", first, ops);
+	printf("first %.3f\nops %zu\nerrors %lu\n", first, ops, r.errors);
 	close(r.dirfd);
 	free(names);
+	return 0;
+}
+
+/*
+ * Where file i lives: DIR itself, or with a fanout DIR/gG/dD, so that a
+ * tree of a million files has directories of FANOUT entries at each level.
+ */
+static void tree_dir(unsigned long i, unsigned long fanout, char *buf, size_t cap)
+{
+	if (fanout == 0)
+		snprintf(buf, cap, ".");
+	else
+		snprintf(buf, cap, "g%lu/d%lu", i / (fanout * fanout), i / fanout % fanout);
+}
+
+/* Opens DIR/sub, making it (and its parent) first when make is set. */
+static int open_sub(int top, const char *sub, bool make)
+{
+	if (make) {
+		char parent[64];
+		const char *slash = strchr(sub, '/');
+
+		if (slash) {
+			snprintf(parent, sizeof(parent), "%.*s", (int)(slash - sub), sub);
+			if (mkdirat(top, parent, 0755) < 0 && errno != EEXIST)
+				return -1;
+		}
+		if (strcmp(sub, ".") != 0 && mkdirat(top, sub, 0755) < 0 && errno != EEXIST)
+			return -1;
+	}
+	return openat(top, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Parses "[-f FANOUT]" and returns the first operand's index. */
+static unsigned long parse_fanout(int argc, char **argv, const char *usage)
+{
+	unsigned long fanout = 0;
+	int c;
+
+	while ((c = getopt(argc, argv, "+f:")) != -1) {
+		if (c != 'f')
+			die("usage: %s", usage);
+		fanout = parse_num(optarg, "fanout");
+		if (fanout == 0)
+			die("fanout 0");
+	}
+	return fanout;
+}
+
+/* Walks files 0..n-1 of top, directory by directory; op gets each one. */
+struct walk {
+	const char *top;
+	int topfd, dirfd;
+	unsigned long fanout, errors;
+	int first_errno;
+	char sub[64];
+};
+
+/* The directory of file i open in w->dirfd; false (counted) if it cannot be. */
+static bool walk_enter(struct walk *w, unsigned long i, bool make)
+{
+	char sub[64];
+
+	tree_dir(i, w->fanout, sub, sizeof(sub));
+	if (w->dirfd >= 0 && strcmp(sub, w->sub) == 0)
+		return true;
+	if (w->dirfd >= 0 && w->dirfd != w->topfd)
+		close(w->dirfd);
+	w->dirfd = strcmp(sub, ".") == 0 ? w->topfd : open_sub(w->topfd, sub, make);
+	if (w->dirfd < 0) {
+		count_error(&w->errors, &w->first_errno, errno, w->top, sub);
+		return false;
+	}
+	snprintf(w->sub, sizeof(w->sub), "%s", sub);
+	return true;
+}
+
+static void walk_open(struct walk *w, const char *top, unsigned long fanout)
+{
+	memset(w, 0, sizeof(*w));
+	w->top = top;
+	w->fanout = fanout;
+	w->dirfd = -1;
+	w->topfd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->topfd < 0)
+		die("%s: %s", top, strerror(errno));
+}
+
+static void walk_close(struct walk *w)
+{
+	if (w->dirfd >= 0 && w->dirfd != w->topfd)
+		close(w->dirfd);
+	close(w->topfd);
+}
+
+/* fsbench create [-f FANOUT] DIR N */
+static int cmd_create(int argc, char **argv)
+{
+	static const char usage[] = "create [-f FANOUT] DIR N";
+	unsigned long fanout = parse_fanout(argc, argv, usage), n;
+	struct walk w;
+	char name[64];
+	double t0;
+
+	if (argc - optind != 2)
+		die("usage: %s", usage);
+	n = parse_num(argv[optind + 1], "count");
+	walk_open(&w, argv[optind], fanout);
+	t0 = now_us();
+	for (unsigned long i = 0; i < n; i++) {
+		int fd;
+
+		if (!walk_enter(&w, i, true))
+			continue;
+		make_name((unsigned)i, name, sizeof(name));
+		fd = openat(w.dirfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd < 0)
+			count_error(&w.errors, &w.first_errno, errno, w.top, name);
+		else if (close(fd) < 0)
+			count_error(&w.errors, &w.first_errno, errno, w.top, name);
+	}
+	printf("files_per_s %.0f\nerrors %lu\nerrno %d\n", (double)n / ((now_us() - t0) / 1e6),
+	       w.errors, w.first_errno);
+	walk_close(&w);
+	return 0;
+}
+
+/* fsbench statall [-f FANOUT] exact|miscased|missing DIR N */
+static int cmd_statall(int argc, char **argv)
+{
+	static const char usage[] = "statall [-f FANOUT] exact|miscased|missing DIR N";
+	unsigned long fanout = parse_fanout(argc, argv, usage), n;
+	uint64_t case_state = 0x5bd1e995u;
+	const char *mode;
+	struct walk w;
+	char name[64];
+	double t0;
+
+	if (argc - optind != 3)
+		die("usage: %s", usage);
+	mode = argv[optind];
+	if (strcmp(mode, "exact") != 0 && strcmp(mode, "miscased") != 0 &&
+	    strcmp(mode, "missing") != 0)
+		die("unknown names %s", mode);
+	n = parse_num(argv[optind + 2], "count");
+	walk_open(&w, argv[optind + 1], fanout);
+	t0 = now_us();
+	for (unsigned long i = 0; i < n; i++) {
+		struct stat st;
+		bool want = strcmp(mode, "missing") != 0;
+
+		if (!walk_enter(&w, i, false))
+			continue;
+		make_name((unsigned)(want ? i : n + i), name, sizeof(name));
+		if (strcmp(mode, "exact") != 0)
+			miscase(name, &case_state);
+		if (fstatat(w.dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (!want)
+				count_error(&w.errors, &w.first_errno, 0, w.top, name);
+		} else if (errno != ENOENT || want) {
+			count_error(&w.errors, &w.first_errno, errno, w.top, name);
+		}
+	}
+	printf("per %.3f\nerrors %lu\nerrno %d\n", (now_us() - t0) / (double)n, w.errors,
+	       w.first_errno);
+	walk_close(&w);
+	return 0;
+}
+
+static volatile sig_atomic_t watch_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	watch_stop = 1;
+}
+
+/* Entries of /proc/PID/fd, or -1 once PID is gone. */
+static long count_fds(const char *pid)
+{
+	char path[64];
+	struct dirent *d;
+	long n = 0;
+	DIR *dp;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	dp = opendir(path);
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp)) != NULL)
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dp);
+	return n;
+}
+
+/* A "Key: N" line of /proc/PID/status, or -1. */
+static long status_field(const char *pid, const char *key)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			v = strtol(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/*
+ * fsbench watch PID MS.  Sampling misses a peak shorter than MS; VmHWM
+ * (reset by the caller through clear_refs) catches the memory ones.
+ */
+static int cmd_watch(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	long peak_fds = 0, peak_threads = 0, peak_rss = 0, hwm;
+	struct timespec pause;
+	unsigned long ms;
+
+	if (argc != 3)
+		die("usage: watch PID MS");
+	ms = parse_num(argv[2], "interval");
+	pause.tv_sec = (time_t)(ms / 1000);
+	pause.tv_nsec = (long)(ms % 1000) * 1000000;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	while (!watch_stop) {
+		long fds = count_fds(argv[1]), threads, rss;
+
+		if (fds < 0)
+			break;
+		threads = status_field(argv[1], "Threads");
+		rss = status_field(argv[1], "VmRSS");
+		if (fds > peak_fds)
+			peak_fds = fds;
+		if (threads > peak_threads)
+			peak_threads = threads;
+		if (rss > peak_rss)
+			peak_rss = rss;
+		nanosleep(&pause, NULL);
+	}
+	hwm = status_field(argv[1], "VmHWM");
+	printf("peak_fds %ld\npeak_threads %ld\npeak_rss %ld\n", peak_fds, peak_threads,
+	       hwm > peak_rss ? hwm : peak_rss);
 	return 0;
 }
 
@@ -564,11 +851,12 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "fill", cmd_fill }, { "stat", cmd_stat }, { "meta", cmd_meta },
 		{ "write", cmd_write }, { "read", cmd_read }, { "readdir", cmd_readdir },
+		{ "create", cmd_create }, { "statall", cmd_statall }, { "watch", cmd_watch },
 	};
 
 	if (argc >= 2)
 		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			if (strcmp(argv[1], cmds[i].name) == 0)
 				return cmds[i].run(argc - 1, argv + 1);  /* argv[0]: the command */
-	die("usage: fsbench fill|stat|meta|write|read|readdir ARGS (see bench/fsbench.c)");
+	die("usage: fsbench fill|create|stat|statall|meta|write|read|readdir|watch ARGS (see bench/fsbench.c)");
 }

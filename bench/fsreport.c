@@ -4,8 +4,8 @@
  *
  *   TEST PEER SIZE ROUND METRIC VALUE
  *
- * TEST is what was measured (warm-exact, cold-miscased, readdir, meta,
- * data, ...), PEER who (direct, bindfs, casefoldfs, scan), SIZE the
+ * TEST is what was measured (create, inode, warm-exact, cold-miscased,
+ * readdir, meta, data, ...), PEER who (direct, bindfs, casefoldfs, scan), SIZE the
  * directory's entries (threads for meta, MiB for data), METRIC and VALUE one
  * line of fsbench's output.  Cells are medians over rounds; ratios are
  * medians over rounds of one value over another measured in the same round,
@@ -355,6 +355,142 @@ static size_t sizes_of(const char *test, unsigned long *out, size_t max)
 	return n;
 }
 
+/* Median over rounds of the daemon's growth over the inodes it came to remember. */
+static double bytes_per_inode(unsigned long size)
+{
+	double r0[MAX_ROUNDS], r1[MAX_ROUNDS], nodes[MAX_ROUNDS], b[MAX_ROUNDS];
+	int rounds = by_round((struct key){ "inode", "casefoldfs", size, "rss0" }, r0);
+	size_t n = 0;
+
+	by_round((struct key){ "inode", "casefoldfs", size, "rss1" }, r1);
+	by_round((struct key){ "inode", "casefoldfs", size, "nodes" }, nodes);
+	for (int i = 0; i < rounds; i++)
+		if (!isnan(r0[i]) && !isnan(r1[i]) && nodes[i] > 0)
+			b[n++] = (r1[i] - r0[i]) * 1024 / nodes[i];
+	return median_of(b, n, NULL);
+}
+
+/* Sum over rounds of a failure count (NAN if never recorded). */
+static double failures(const char *test, const char *peer, unsigned long size)
+{
+	double sum = NAN;
+
+	for (size_t i = 0; i < nrecs; i++) {
+		const struct record *r = &recs[i];
+
+		if (r->size == size && strcmp(r->test, test) == 0 && strcmp(r->peer, peer) == 0 &&
+		    (strcmp(r->metric, "errors") == 0 || strcmp(r->metric, "failed") == 0))
+			sum = (isnan(sum) ? 0 : sum) + r->value;
+	}
+	return sum;
+}
+
+static void row_of(const char *label, const char *test, const char *peer, const char *metric,
+		   double scale)
+{
+	printf("| %s |", label);
+	for (size_t s = 0; s < nsizes; s++) {
+		printf(" ");
+		print_num(median((struct key){ test, peer, sizes[s], metric }) * scale);
+		printf(" |");
+	}
+	printf("\n");
+}
+
+static void create_table(void)
+{
+	printf("### creation through each peer (open O_CREAT|O_EXCL, close; casefoldfs in a +F "
+	       "directory, the others in plain ones) — files per second (×: over bindfs's; ≥ 1 "
+	       "means at least as fast as bindfs); in brackets, failed creations\n\n");
+	size_header("peer");
+	for (size_t p = 0; p < 3; p++) {
+		printf("| %s |", peer_label(peers3[p]));
+		for (size_t s = 0; s < nsizes; s++) {
+			struct key k = { "create", peers3[p], sizes[s], "files_per_s" };
+			struct key rk = { "create", "bindfs", sizes[s], "files_per_s" };
+			double f = failures("create", peers3[p], sizes[s]);
+
+			printf(" ");
+			print_cell(median(k), ratio(k, rk), strcmp(peers3[p], "bindfs") != 0);
+			if (!isnan(f) && f > 0)
+				printf(" (**%.0f failed**)", f);
+			printf(" |");
+		}
+		printf("\n");
+	}
+	printf("\n");
+}
+
+static void inode_table(void)
+{
+	printf("### casefoldfs daemon per remembered inode (no index: a plain directory stat'ed "
+	       "whole on a fresh mount; nodes from the daemon's stats where it reports them)\n\n");
+	size_header("casefoldfs daemon");
+	row_of("open descriptors after creating the +F directory through the mount", "create",
+	       "casefoldfs", "fds", 1);
+	row_of("inodes remembered by the stat of every file", "inode", "casefoldfs", "nodes", 1);
+	row_of("open descriptors after that stat", "inode", "casefoldfs", "fds", 1);
+	printf("| VmRSS growth, KiB |");
+	for (size_t s = 0; s < nsizes; s++) {
+		printf(" ");
+		print_num(median((struct key){ "inode", "casefoldfs", sizes[s], "rss1" }) -
+			  median((struct key){ "inode", "casefoldfs", sizes[s], "rss0" }));
+		printf(" |");
+	}
+	printf("\n| bytes per remembered inode (target ≤ 200) |");
+	for (size_t s = 0; s < nsizes; s++) {
+		printf(" ");
+		print_num(bytes_per_inode(sizes[s]));
+		printf(" |");
+	}
+	printf("\n| failed stats |");
+	for (size_t s = 0; s < nsizes; s++) {
+		double f = failures("inode", "casefoldfs", sizes[s]);
+
+		if (isnan(f))
+			printf(" — |");
+		else
+			printf(" %s%.0f%s |", f > 0 ? "**" : "", f, f > 0 ? "**" : "");
+	}
+	printf("\n\n");
+}
+
+/* Every measurement with failed operations, summed over rounds. */
+static void failure_table(void)
+{
+	static const char *const peers[] = { "direct", "bindfs", "casefoldfs", "scan" };
+	char seen[64][24];
+	size_t nseen = 0, shown = 0;
+
+	for (size_t i = 0; i < nrecs; i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < nseen && !dup; j++)
+			dup = strcmp(seen[j], recs[i].test) == 0;
+		if (!dup && nseen < 64)
+			snprintf(seen[nseen++], sizeof(seen[0]), "%s", recs[i].test);
+	}
+	printf("### failed operations (EMFILE and the like, wrong answers, measurements that "
+	       "could not finish), summed over rounds\n\n");
+	for (size_t t = 0; t < nseen; t++) {
+		unsigned long sz[MAX_SIZES + 8];
+		size_t nsz = sizes_of(seen[t], sz, MAX_SIZES + 8);
+
+		for (size_t p = 0; p < 4; p++)
+			for (size_t s = 0; s < nsz; s++) {
+				double f = failures(seen[t], peers[p], sz[s]);
+
+				if (isnan(f) || f == 0)
+					continue;
+				if (shown++ == 0)
+					printf("| measurement | peer | size | failed |\n|---|---|--:|--:|\n");
+				printf("| %s | %s | %s | %.0f |\n", seen[t], peer_label(peers[p]),
+				       size_label(sz[s]), f);
+			}
+	}
+	printf("%s\n", shown ? "" : "None.\n");
+}
+
 static void readdir_table(void)
 {
 	printf("### readdir of the whole directory — median ms (×: the time over bindfs's in the "
@@ -442,7 +578,7 @@ static void targets(void)
 	size_t nt = sizes_of("meta", threads, 4);
 
 	sizes_of("io-write", &mib, 1);
-	printf("### Targets of issue 6 (filesystem), as ratios in this run\n\n"
+	printf("### Targets of issues 6 and 12 (filesystem), as ratios in this run\n\n"
 	       "| target | wanted | measured | |\n|---|--:|--:|---|\n");
 	for (size_t k = 0; k < 2; k++) {
 		char test[24];
@@ -489,11 +625,14 @@ static void targets(void)
 		target_row(what, "≥ 0.9×", r, "×", "", r >= 0.9);
 	}
 	{
-		double b = bytes_per_entry(hi);
+		double b = bytes_per_entry(hi), i = bytes_per_inode(hi);
 
 		snprintf(what, sizeof(what), "daemon memory per indexed name, %s entries",
 			 size_label(hi));
 		target_row(what, "≤ 150 bytes", b, " bytes", "", b <= 150);
+		snprintf(what, sizeof(what), "daemon memory per remembered inode beyond the index, "
+			 "%s files", size_label(hi));
+		target_row(what, "≤ 200 bytes", i, " bytes", "", i <= 200);
 	}
 	printf("\n");
 }
@@ -517,9 +656,12 @@ int main(void)
 	stat_table("cold", cold_rows, sizeof(cold_rows) / sizeof(cold_rows[0]), "first", 1e-3,
 		   COLD_CFS_EXACT);
 	memory_table();
+	create_table();
+	inode_table();
 	readdir_table();
 	meta_table();
 	io_table();
+	failure_table();
 	targets();
 	printf("Noise (interquartile range over median): cells %.1f%% on average; paired ratios "
 	       "%.1f%% on average, worst %.1f%%.\n\n",

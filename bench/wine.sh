@@ -50,7 +50,7 @@ mkdir "$B" "$M" "$P" "$T/home"
 : >"$R"
 CFS_PID=
 # Headless and private: wineboot writes menus and MIME types under $HOME.
-export WINEPREFIX=$T/wineprefix HOME=$T/home WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+export WINEPREFIX="$T/wineprefix" HOME="$T/home" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 unset DISPLAY WAYLAND_DISPLAY XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME
 
 mounted() { grep -qs " $M fuse" /proc/mounts; }
@@ -111,7 +111,7 @@ for n in $SIZES; do
 done
 sync -f "$B"
 
-win() { printf 'Z:%s' "$(printf '%s' "$1" | tr / '\\\\')"; }
+win() { printf 'Z:%s' "$(printf '%s' "$1" | tr / '\\')"; }   # Z: is /
 
 # measure PEER DIR N KIND: one winprobe run, recorded as
 # "N KIND PEER ROUND ns_per_open opens errors".
@@ -129,6 +129,7 @@ measure() {
 	out=$(timeout 900 "$WINE" "$T/winprobe.exe" time "$(win "$dir")" "$pre" "$suf" \
 		"$first" "$count" "$step" "$BUDGET" </dev/null 2>>"$T/wine.err")
 	# opens N found F notfound M errors E ns_per_open X [first_error NAME]
+	# shellcheck disable=SC2086  # the words of the line
 	set -- $out
 	if [ "${1:-}" != opens ]; then
 		echo "$n $kind $peer $round - 0 1 no-result" >>"$R"
@@ -206,5 +207,14 @@ echo
 echo "Section time: $(elapsed) s."
 echo
 "$WINESERVER" -k 2>/dev/null
-fusermount3 -u "$M" && wait "$CFS_PID" || echo "casefoldfs exited with status $? (log: $(tail -n 3 "$T/daemon.log"))"
+# Failed opens, a failed fill or a daemon that did not exit cleanly fail the
+# section (bench/run names it), after the table has shown where.
+status=0
+awk '$7 > 0 { bad = 1 } END { exit bad }' "$R" || status=1
+[ -z "$fill_failed" ] || status=1
+fusermount3 -u "$M" && wait "$CFS_PID" || {
+	echo "casefoldfs exited with status $? (log: $(tail -n 3 "$T/daemon.log"))"
+	status=1
+}
 CFS_PID=
+exit $status

@@ -40,7 +40,7 @@ static const char *error_name(DWORD e)
 	case ERROR_ALREADY_EXISTS: return "ERROR_ALREADY_EXISTS";
 	case ERROR_INVALID_NAME: return "ERROR_INVALID_NAME";
 	default:
-		snprintf(other, sizeof(other), "error %lu", (unsigned long)e);
+		snprintf(other, sizeof(other), "error=%lu", (unsigned long)e);   /* one word */
 		return other;
 	}
 }
