@@ -239,6 +239,7 @@ int fdcache_init(struct cfs_fdcache *c, uint32_t cap);
 void fdcache_destroy(struct cfs_fdcache *c);
 int inode_pin(struct cfs *fs, struct cfs_inode *in);
 void inode_unpin(struct cfs *fs, struct cfs_inode *in, int fd);
+int inode_open(struct cfs *fs, struct cfs_inode *in, int flags);
 int fdcache_install(struct cfs *fs, struct cfs_inode *in, int fd);
 void fdcache_remove(struct cfs *fs, struct cfs_inode *in);
 int inode_hold(struct cfs *fs, struct cfs_inode *in);

@@ -14,6 +14,7 @@
  * close.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -143,6 +144,25 @@ int inode_pin(struct cfs *fs, struct cfs_inode *in)
 	if (fd < 0)
 		inode_put(fs, in);
 	return fd;
+}
+
+/*
+ * A new descriptor, opened with flags (never O_PATH), on in's object: through
+ * /proc/self/fd/N, which names exactly the object the pinned descriptor
+ * holds, never a path that could have been swapped.  Returns it or -errno.
+ */
+int inode_open(struct cfs *fs, struct cfs_inode *in, int flags)
+{
+	int pfd = inode_pin(fs, in), fd, err;
+	char path[32];
+
+	if (pfd < 0)
+		return pfd;
+	fd_procpath(pfd, path);
+	fd = open(path, flags | O_CLOEXEC);
+	err = errno;
+	inode_unpin(fs, in, pfd);
+	return fd < 0 ? -err : fd;
 }
 
 /* Ends a pin; fd is what inode_pin returned. */

@@ -27,19 +27,9 @@
  */
 static int open_backing(struct cfs *fs, struct cfs_inode *in)
 {
-	char path[32];
-	int pfd, fd, err;
-
 	if (!S_ISREG(in->type) && !S_ISDIR(in->type))
 		return -ENOTTY;
-	pfd = inode_pin(fs, in);
-	if (pfd < 0)
-		return pfd;
-	fd_procpath(pfd, path);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	err = errno;
-	inode_unpin(fs, in, pfd);
-	return fd < 0 ? -err : fd;
+	return inode_open(fs, in, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 }
 
 /*

@@ -176,6 +176,13 @@ static bool for_writing(int flags)
 	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
 }
 
+static void uncount_writer(struct cfs *fs, struct cfs_inode *in)
+{
+	pthread_mutex_lock(&fs->table_lock);
+	in->writers--;
+	pthread_mutex_unlock(&fs->table_lock);
+}
+
 /*
  * Data coherence between opens (issue 13).  A read through the kernel's page
  * cache fills a whole page from one READ; when the reply is short the
@@ -197,6 +204,36 @@ static bool for_writing(int flags)
  * open truncates, so every open that looks at the count after the
  * truncation has begun is direct.
  */
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *in = inode_get(fs, ino);
+	bool writer = S_ISREG(in->type) && for_writing(fi->flags);
+	int fd;
+
+	pthread_mutex_lock(&fs->table_lock);
+	if (writer)
+		in->writers++;
+	fi->direct_io = !writer && in->writers > 0;
+	/* FLUSH exists to report write-back errors at close (the daemon keeps
+	 * no POSIX locks): a read-only open has none, so its close costs no
+	 * request — one of the five of every file Wine opens. */
+	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
+	pthread_mutex_unlock(&fs->table_lock);
+	/* The kernel never opens symlinks here; O_NOFOLLOW would refuse the
+	 * magic link inode_open goes through. */
+	fd = inode_open(fs, in, fi->flags & ~O_NOFOLLOW);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		if (writer)
+			uncount_writer(fs, in);
+		return;
+	}
+	fi->fh = (uint64_t)fd | (writer ? FH_WRITER : 0);
+	if (fuse_reply_open(req, fi) != 0)
+		file_closed(fs, in, fi->fh);
+}
+
 /* fi->fh for a file op_create just made and opened as fd: a writer if so. */
 uint64_t file_created(struct cfs *fs, struct cfs_inode *in, int fd, int flags)
 {
@@ -208,50 +245,6 @@ uint64_t file_created(struct cfs *fs, struct cfs_inode *in, int fd, int flags)
 		pthread_mutex_unlock(&fs->table_lock);
 	}
 	return (uint64_t)fd | (writer ? FH_WRITER : 0);
-}
-
-static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(fs, ino);
-	bool writer = S_ISREG(in->type) && for_writing(fi->flags);
-	int pfd, fd, err;
-	char path[32];
-
-	pthread_mutex_lock(&fs->table_lock);
-	if (writer)
-		in->writers++;
-	fi->direct_io = !writer && in->writers > 0;
-	/* FLUSH exists to report write-back errors at close (the daemon keeps
-	 * no POSIX locks): a read-only open has none, so its close costs no
-	 * request — one of the five of every file Wine opens. */
-	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
-	pthread_mutex_unlock(&fs->table_lock);
-	pfd = inode_pin(fs, in);
-	if (pfd < 0) {
-		fd = -1;
-		err = -pfd;
-	} else {
-		fd_procpath(pfd, path);
-		/* The kernel never opens symlinks here; O_NOFOLLOW would
-		 * refuse the magic link itself. */
-		fd = open(path, (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC);
-		err = errno;
-		inode_unpin(fs, in, pfd);
-	}
-	if (fd >= 0) {
-		fi->fh = (uint64_t)fd | (writer ? FH_WRITER : 0);
-		if (fuse_reply_open(req, fi) == 0)
-			return;
-		close(fd);
-	} else {
-		fuse_reply_err(req, err);
-	}
-	if (writer) {
-		pthread_mutex_lock(&fs->table_lock);
-		in->writers--;
-		pthread_mutex_unlock(&fs->table_lock);
-	}
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -309,11 +302,8 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 void file_closed(struct cfs *fs, struct cfs_inode *in, uint64_t fh)
 {
 	close((int)(fh & 0xffffffffu));
-	if (fh & FH_WRITER) {
-		pthread_mutex_lock(&fs->table_lock);
-		in->writers--;
-		pthread_mutex_unlock(&fs->table_lock);
-	}
+	if (fh & FH_WRITER)
+		uncount_writer(fs, in);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

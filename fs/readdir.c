@@ -21,14 +21,7 @@
 /* A fresh descriptor for reading dir's entries, or -errno. */
 static int open_listing(struct cfs *fs, struct cfs_inode *dir)
 {
-	int pfd = inode_pin(fs, dir), fd, err;
-
-	if (pfd < 0)
-		return pfd;
-	fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = errno;
-	inode_unpin(fs, dir, pfd);
-	return fd < 0 ? -err : fd;
+	return inode_open(fs, dir, O_RDONLY | O_DIRECTORY);
 }
 
 /*
