@@ -91,14 +91,9 @@ bool caller_capable(fuse_req_t req, int cap)
  * permission to remove depends on the directory alone, which the kernel has
  * checked and the daemon holds by descriptor.
  */
-static bool sticky_for(const struct fuse_ctx *ctx, int dfd)
+static bool sticky_for(const struct fuse_ctx *ctx, const struct stat *dst)
 {
-	struct stat st;
-
-	/* Unknown: act as the caller, whom the backing kernel judges. */
-	if (fstat(dfd, &st) < 0)
-		return true;
-	return (st.st_mode & S_ISVTX) && st.st_uid != ctx->uid;
+	return (dst->st_mode & S_ISVTX) && dst->st_uid != ctx->uid;
 }
 
 /* This thread's credentials for filesystem access. */
@@ -146,13 +141,17 @@ static void become_daemon(struct fscreds *saved)
 	free(saved->groups);
 }
 
-/* unlinkat(dfd, name, flags), as the caller where the object matters. */
-int caller_unlinkat(fuse_req_t req, int dfd, const char *name, int flags)
+/*
+ * unlinkat(dfd, name, flags), as the caller where the object matters; dst:
+ * the directory's attributes as checked in this hold of its lock.
+ */
+int caller_unlinkat(fuse_req_t req, int dfd, const struct stat *dst, const char *name,
+		    int flags)
 {
 	struct fscreds saved;
 	int err;
 
-	if (!sticky_for(fuse_req_ctx(req), dfd))
+	if (!sticky_for(fuse_req_ctx(req), dst))
 		return unlinkat(dfd, name, flags) < 0 ? -errno : 0;
 	err = become_caller(req, &saved);
 	if (err < 0)
@@ -166,14 +165,14 @@ int caller_unlinkat(fuse_req_t req, int dfd, const char *name, int flags)
 }
 
 /* renameat2, likewise: both the entry moved and the one replaced matter. */
-int caller_renameat2(fuse_req_t req, int dfd, const char *from, int ndfd, const char *to,
-		     unsigned int flags)
+int caller_renameat2(fuse_req_t req, int dfd, const struct stat *dst, const char *from,
+		     int ndfd, const struct stat *ndst, const char *to, unsigned int flags)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct fscreds saved;
 	int err;
 
-	if (!sticky_for(ctx, dfd) && !sticky_for(ctx, ndfd))
+	if (!sticky_for(ctx, dst) && !sticky_for(ctx, ndst))
 		return renameat2(dfd, from, ndfd, to, flags) < 0 ? -errno : 0;
 	err = become_caller(req, &saved);
 	if (err < 0)

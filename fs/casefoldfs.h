@@ -95,6 +95,12 @@ struct cfs_dir {
 	bool flag_unknown;      /* the flag could not be read (EACCES); lock */
 	bool gone_reported;     /* removed behind our back, and logged; lock */
 	struct timespec flag_ctime; /* backing ctime when casefold was read; lock */
+	bool acl_known;         /* default_acl read since flag_ctime; lock */
+	bool default_acl;       /* the directory has a default ACL; lock */
+	bool checked;           /* st, flag and index checked in this lock hold */
+	bool changed;           /* entries changed in this hold: restamp at unlock */
+	struct stat st;         /* the backing directory's attributes as of the
+				   check of this hold (valid when checked); lock */
 	struct cfs_dirindex *index; /* NULL until first needed; lock */
 	struct cfs_dcache dcache;   /* lock */
 };
@@ -148,6 +154,8 @@ struct cfs {
 	struct cfs_options opt;
 	bool has_encoding;          /* false when opt.encoding is "none" */
 	bool can_chown;             /* CAP_CHOWN: new entries go to the caller */
+	uid_t euid;                 /* the daemon's own, which never change */
+	gid_t egid;
 	cf_encoding enc;            /* valid when has_encoding */
 	cf_encoding bytes_enc;      /* "ascii", for hashing bytes (names.c) */
 	uint64_t hash_key[2];       /* secret per mount: index hashes (getrandom) */
@@ -155,6 +163,7 @@ struct cfs {
 	double entry_timeout;       /* positive entries in CFS_EXACT dirs */
 	bool use_handles;           /* file handles work for the root's mount */
 	bool no_opendir;            /* the kernel can do without OPENDIR */
+	bool flush_writers;         /* FLUSH at a writer's close (backing_local) */
 	int mount_id;               /* the root's, from name_to_handle_at */
 	int mount_fd;               /* the root, not O_PATH: open_by_handle_at */
 	struct cfs_inode *root;     /* allocated: a node ends in a flexible array */
@@ -207,7 +216,7 @@ void dirindex_free(struct cfs_dirindex *idx);
 int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		     const struct cfs_inode *dir, const struct stat *st);
 int dirindex_find(const struct cfs_dirindex *idx, const struct cfs *fs,
-		  enum cfs_rule rule, const char *name, char *stored);
+		  enum cfs_rule rule, const char *name, char *stored, bool *several);
 void dirindex_add(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
 		  const char *name);
 void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
@@ -223,9 +232,12 @@ struct cfs_inode *inode_get(struct cfs *fs, fuse_ino_t ino);
 fuse_ino_t inode_id(struct cfs *fs, struct cfs_inode *in);
 int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *name,
 		 struct stat *st, struct cfs_inode **out);
+int inode_lookup_open(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+		      const struct stat *st, struct cfs_inode **out);
 int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
 		    struct stat *st, struct cfs_inode **out);
 void inode_forget(struct cfs *fs, struct cfs_inode *in, uint64_t n);
+bool inode_any_path_nodes(struct cfs *fs);
 void inode_hold_name(struct cfs *fs, int dfd, const char *name);
 int inode_reopen(struct cfs *fs, struct cfs_inode *in);
 void inode_moved(struct cfs *fs, const struct stat *st, struct cfs_inode *ndir,
@@ -240,12 +252,14 @@ void fdcache_destroy(struct cfs_fdcache *c);
 int inode_pin(struct cfs *fs, struct cfs_inode *in);
 void inode_unpin(struct cfs *fs, struct cfs_inode *in, int fd);
 int inode_open(struct cfs *fs, struct cfs_inode *in, int flags);
+int inode_open_handle(struct cfs *fs, const struct cfs_inode *in, int flags);
 int fdcache_install(struct cfs *fs, struct cfs_inode *in, int fd);
+bool fdcache_shed(struct cfs *fs, int err);
 void fdcache_remove(struct cfs *fs, struct cfs_inode *in);
 int inode_hold(struct cfs *fs, struct cfs_inode *in);
 
 /* dir.c */
-int dir_init(struct cfs_dir *d, int fd);
+int dir_init(struct cfs_dir *d, int fd, const struct stat *st);
 void dir_fini(struct cfs_inode *dir);
 void dir_park_clear(void);
 int dir_lock(struct cfs *fs, struct cfs_inode *dir);
@@ -254,8 +268,11 @@ int dir_lock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b);
 void dir_unlock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b);
 int dir_store_flag(struct cfs_inode *dir, bool on);
 int dir_check_flag(struct cfs_inode *dir);
+bool dir_default_acl(struct cfs_inode *dir);
 enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir);
 int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored);
+int dir_resolve_stat(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored,
+		     struct stat *st);
 int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len);
 void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name);
 void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name);
@@ -272,9 +289,10 @@ struct caller_caps {
 bool caller_capable(fuse_req_t req, int cap);
 int caller_caps_begin(fuse_req_t req, struct caller_caps *saved);
 void caller_caps_end(struct caller_caps *saved);
-int caller_unlinkat(fuse_req_t req, int dfd, const char *name, int flags);
-int caller_renameat2(fuse_req_t req, int dfd, const char *from, int ndfd, const char *to,
-		     unsigned int flags);
+int caller_unlinkat(fuse_req_t req, int dfd, const struct stat *dst, const char *name,
+		    int flags);
+int caller_renameat2(fuse_req_t req, int dfd, const struct stat *dst, const char *from,
+		     int ndfd, const struct stat *ndst, const char *to, unsigned int flags);
 
 /* dcache.c */
 double dcache_positive(struct cfs *fs, struct cfs_inode *dir, const char *given,
@@ -289,6 +307,7 @@ void dcache_rule_changed(struct cfs *fs);
 void ops_dir_fill(struct fuse_lowlevel_ops *ops);
 void readdir_fill(struct fuse_lowlevel_ops *ops);
 void ops_file_fill(struct fuse_lowlevel_ops *ops);
+bool file_noflush(const struct cfs *fs, int flags);
 uint64_t file_created(struct cfs *fs, struct cfs_inode *in, int fd, int flags);
 void file_closed(struct cfs *fs, struct cfs_inode *in, uint64_t fh);
 void cfs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,

@@ -10,25 +10,26 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "casefoldfs.h"
 
 /*
- * Reads the flag of the directory open as fd into d.  The ctime taken
- * first lets dir_resolve notice a flag set or cleared in the backing tree.
+ * Reads the flag of the directory open as fd, whose attributes were st
+ * just before, into d.  That ctime lets dir_resolve notice a flag set or
+ * cleared in the backing tree, and a default ACL set or removed (both move
+ * it), which creations must know about (dir_default_acl).
  * A flag the daemon may not read (an unprivileged daemon, a directory
  * without read permission for it) leaves the rule unknown: dir_resolve
  * then answers only what both rules agree on.
  */
-static int load_flag(struct cfs_dir *d, int fd)
+static int load_flag(struct cfs_dir *d, int fd, const struct stat *st)
 {
-	struct stat st;
 	int err;
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	d->flag_ctime = st.st_ctim;
+	d->flag_ctime = st->st_ctim;
+	d->acl_known = false;
 	err = flagstore_get(fd, &d->casefold);
 	d->flag_unknown = err == -EACCES;
 	return d->flag_unknown ? 0 : err;
@@ -102,20 +103,17 @@ void dir_park_clear(void)
 	}
 }
 
-/* A directory node's own state, for the directory open as fd. */
-int dir_init(struct cfs_dir *d, int fd)
+/* A directory node's own state, for the directory open as fd, as st says. */
+int dir_init(struct cfs_dir *d, int fd, const struct stat *st)
 {
-	struct stat st;
-	int err = load_flag(d, fd);
+	int err = load_flag(d, fd, st);
 
 	if (err < 0)
 		return err;
-	if (fstat(fd, &st) < 0)
-		return -errno;
 	pthread_mutex_init(&d->lock, NULL);
 	d->fd = -1;
 	d->gone_reported = false;
-	d->index = unpark_index(&st, d->casefold);
+	d->index = unpark_index(st, d->casefold);
 	return 0;
 }
 
@@ -158,12 +156,19 @@ int dir_lock(struct cfs *fs, struct cfs_inode *dir)
 		return fd;
 	}
 	dir->d->fd = fd;
+	dir->d->checked = false;
+	dir->d->changed = false;
 	return 0;
 }
+
+static void restamp(struct cfs_inode *dir);
 
 void dir_unlock(struct cfs *fs, struct cfs_inode *dir)
 {
 	int fd = dir->d->fd;
+
+	if (dir->d->changed)
+		restamp(dir);
 
 	dir->d->fd = -1;
 	pthread_mutex_unlock(&dir->d->lock);
@@ -229,7 +234,7 @@ static int revalidate_flag(struct cfs_inode *dir, const struct stat *st)
 	if (st->st_ctim.tv_sec == d->flag_ctime.tv_sec &&
 	    st->st_ctim.tv_nsec == d->flag_ctime.tv_nsec)
 		return 0;
-	err = load_flag(d, d->fd);
+	err = load_flag(d, d->fd, st);
 	if (err == 0 && d->casefold != was) {
 		dirindex_free(d->index);
 		d->index = NULL;
@@ -247,6 +252,24 @@ int dir_check_flag(struct cfs_inode *dir)
 	return revalidate_flag(dir, &st);
 }
 
+/*
+ * Whether dir has a default ACL (dir's lock held, checked in this hold):
+ * read once after each reading of the flag, since setting or removing it
+ * moves the ctime as a flag change does.
+ */
+bool dir_default_acl(struct cfs_inode *dir)
+{
+	struct cfs_dir *d = dir->d;
+	char path[32];
+
+	if (!d->acl_known) {
+		fd_procpath(d->fd, path);
+		d->default_acl = getxattr(path, "system.posix_acl_default", NULL, 0) > 0;
+		d->acl_known = true;
+	}
+	return d->default_acl;
+}
+
 /* Creates the index of dir, whose attributes are st (dir's lock held). */
 static int build_index(const struct cfs *fs, struct cfs_inode *dir, enum cfs_rule rule,
 		       const struct stat *st)
@@ -262,36 +285,70 @@ static int build_index(const struct cfs *fs, struct cfs_inode *dir, enum cfs_rul
 }
 
 /*
- * Finds the stored name for name in dir (caller holds dir's lock): the exact
- * bytes first, as Linux's generic_ci_match does, then the index.  The index
- * is revalidated first whenever it exists, so that the mutating operation
- * that follows a resolve never stamps an index that was already stale.
- * Returns 0 with stored filled, -ENOENT, -EINVAL or -ENAMETOOLONG for a
- * name the directory cannot hold (names_check_lookup), or another -errno.
+ * Checks, once per hold of dir's lock, that what the daemon knows of the
+ * directory still holds: the directory exists, its flag is as read (ctime)
+ * and its index, if any, is current (mtime) — so that the mutating
+ * operation that follows a resolve never stamps an index that was already
+ * stale.  Later resolves in the same hold trust the check: nothing changes
+ * the directory through the mount meanwhile but the holder, who keeps the
+ * index current and restamps at dir_unlock.  Fills d->st.
  */
-int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored)
+static int check_dir(const struct cfs *fs, struct cfs_inode *dir)
+{
+	struct cfs_dir *d = dir->d;
+	int err;
+
+	if (d->checked)
+		return 0;
+	if (fstat(d->fd, &d->st) < 0)
+		return -errno;
+	if (d->st.st_nlink == 0)
+		return report_gone(dir);
+	err = revalidate_flag(dir, &d->st);
+	if (err == 0 && d->index)
+		err = dirindex_refresh(d->index, fs, dir_rule(fs, dir), dir, &d->st);
+	d->checked = err == 0;
+	return err;
+}
+
+/*
+ * Finds the stored name for name in dir (caller holds dir's lock).  A
+ * current index knows every entry, so it answers alone — unless several
+ * stored names match (made behind our back), when the exact bytes win, as
+ * Linux's generic_ci_match has it.  Without an index the exact bytes are
+ * tried first, and the index is built only for a name they miss.  *have_st
+ * tells whether st was filled with the stored entry's attributes on the
+ * way.  Returns 0 with stored filled, -ENOENT, -EINVAL or -ENAMETOOLONG for
+ * a name the directory cannot hold (names_check_lookup), or another -errno.
+ */
+static int resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored,
+		   struct stat *st, bool *have_st)
 {
 	struct cfs_dir *d = dir->d;
 	enum cfs_rule rule;
-	struct stat st, dst;
-	int err;
+	bool several;
+	int err = check_dir(fs, dir);
 
-	if (fstat(d->fd, &dst) < 0)
-		return -errno;
-	if (dst.st_nlink == 0)
-		return report_gone(dir);
-	err = revalidate_flag(dir, &dst);
+	*have_st = false;
 	if (err < 0)
 		return err;
 	rule = dir_rule(fs, dir);
 	err = names_check_lookup(fs, rule, name);
 	if (err < 0)
 		return err;
-	if (d->index && (err = dirindex_refresh(d->index, fs, rule, dir, &dst)) < 0)
-		return err;
-	if (!super_hidden(fs, dir, name)) {
-		if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (rule != CFS_EXACT && d->index && !d->flag_unknown) {
+		err = dirindex_find(d->index, fs, rule, name, stored, &several);
+		if (err == 0 && several && strcmp(stored, name) != 0 &&
+		    fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) == 0) {
 			strcpy(stored, name);
+			*have_st = true;
+		}
+		return err;
+	}
+	if (!super_hidden(fs, dir, name)) {
+		if (fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) == 0) {
+			strcpy(stored, name);
+			*have_st = true;
 			return 0;
 		}
 		if (errno != ENOENT)
@@ -303,10 +360,30 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 		return -EACCES;
 	if (rule == CFS_EXACT)
 		return -ENOENT;
-	err = build_index(fs, dir, rule, &dst);
+	err = build_index(fs, dir, rule, &d->st);
 	if (err < 0)
 		return err;
-	return dirindex_find(d->index, fs, rule, name, stored);
+	return dirindex_find(d->index, fs, rule, name, stored, &several);
+}
+
+int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored)
+{
+	struct stat st;
+	bool have_st;
+
+	return resolve(fs, dir, name, stored, &st, &have_st);
+}
+
+/* dir_resolve, and the stored entry's attributes in st. */
+int dir_resolve_stat(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored,
+		     struct stat *st)
+{
+	bool have_st;
+	int err = resolve(fs, dir, name, stored, st, &have_st);
+
+	if (err == 0 && !have_st && fstatat(dir->d->fd, stored, st, AT_SYMLINK_NOFOLLOW) < 0)
+		err = -errno;
+	return err;
 }
 
 /*
@@ -337,12 +414,12 @@ int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len
 }
 
 /*
- * After the daemon changed dir's entries (dir's lock held, held since the
- * dir_resolve that revalidated flag and index): the new mtime and ctime are
- * ours, not a sign of an outside change, so neither the index nor the flag
- * needs reading again.  A change made behind our back between our own change
- * and this fstat goes unnoticed until the directory changes again (a window
- * of one system call).
+ * After the daemon changed dir's entries (at dir_unlock, the lock held
+ * since the dir_resolve that revalidated flag and index): the new mtime and
+ * ctime are ours, not a sign of an outside change, so neither the index nor
+ * the flag needs reading again.  A change made behind our back between our
+ * own change and this fstat goes unnoticed until the directory changes
+ * again (a window of a few system calls).
  */
 static void restamp(struct cfs_inode *dir)
 {
@@ -360,7 +437,7 @@ void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name)
 {
 	if (dir->d->index)
 		dirindex_add(dir->d->index, fs, dir_rule(fs, dir), name);
-	restamp(dir);
+	dir->d->changed = true;
 }
 
 /* After name was removed from dir through the mount (dir's lock held). */
@@ -368,7 +445,7 @@ void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name)
 {
 	if (dir->d->index)
 		dirindex_remove(dir->d->index, fs, dir_rule(fs, dir), name);
-	restamp(dir);
+	dir->d->changed = true;
 }
 
 /*
@@ -377,7 +454,7 @@ void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name)
  */
 void dir_touched(struct cfs_inode *dir)
 {
-	restamp(dir);
+	dir->d->changed = true;
 }
 
 /*

@@ -364,23 +364,26 @@ int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_ru
 /*
  * Finds the stored name matching name under the rule.  Several stored names
  * can match only when they were created behind the daemon's back; the
- * documented choice is then the smallest in byte order (memcmp, shorter
- * first on a common prefix), which does not depend on readdir order.
+ * documented choice is then the exact bytes if stored (dir_resolve tries
+ * them: the index says *several), else the smallest in byte order (memcmp,
+ * shorter first on a common prefix), which does not depend on readdir order.
  */
 int dirindex_find(const struct cfs_dirindex *idx, const struct cfs *fs,
-		  enum cfs_rule rule, const char *name, char *stored)
+		  enum cfs_rule rule, const char *name, char *stored, bool *several)
 {
 	size_t len = strlen(name);
 	struct entry **p, *best;
 	uint64_t hash;
 	int err;
 
+	*several = false;
 	err = names_hash(fs, rule, name, len, &hash);
 	if (err < 0)
 		return err;
 	if (idx->size == 0 || !(p = find_group(idx, fs, rule, hash, name, len)))
 		return -ENOENT;
 	best = (*p)->least;
+	*several = (*p)->sib != NULL;
 	memcpy(stored, best->name, best->len + 1);
 	return 0;
 }

@@ -97,6 +97,34 @@ int fdcache_install(struct cfs *fs, struct cfs_inode *in, int fd)
 }
 
 /*
+ * For a caller whose open failed with err: when the daemon is out of
+ * descriptors (EMFILE), the cache gives one back — what callers hold open
+ * comes first — and the caller retries.  True if it should.
+ */
+bool fdcache_shed(struct cfs *fs, int err)
+{
+	struct cfs_fdcache *c = &fs->fdc;
+	struct cfs_inode *victim;
+	int64_t at;
+	int fd = -1;
+
+	if (err != EMFILE)
+		return false;
+	pthread_mutex_lock(&fs->table_lock);
+	if (c->used > 0 && (at = sweep(c)) >= 0) {
+		victim = c->slot[at];
+		fd = victim->fd;
+		victim->fd = -1;
+		fdcache_remove(fs, victim);
+	}
+	pthread_mutex_unlock(&fs->table_lock);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/*
  * Makes sure a node pinned by the caller has a descriptor, reopening it
  * from its locator; returns the descriptor or -errno (-ESTALE: the object
  * is gone or the locator leads elsewhere).
@@ -147,19 +175,31 @@ int inode_pin(struct cfs *fs, struct cfs_inode *in)
 }
 
 /*
- * A new descriptor, opened with flags (never O_PATH), on in's object: through
- * /proc/self/fd/N, which names exactly the object the pinned descriptor
- * holds, never a path that could have been swapped.  Returns it or -errno.
+ * A new descriptor, opened with flags (never O_PATH), on in's object: by
+ * its file handle when no descriptor of it is cached (one call, one
+ * descriptor: what an open of a file just created needs, as its node has
+ * none), else through /proc/self/fd/N, which names exactly the object the
+ * pinned descriptor holds, never a path that could have been swapped.
+ * Returns it or -errno.
  */
 int inode_open(struct cfs *fs, struct cfs_inode *in, int flags)
 {
-	int pfd = inode_pin(fs, in), fd, err;
+	int pfd, fd, err;
 	char path[32];
+	bool cached;
 
+	pthread_mutex_lock(&fs->table_lock);
+	cached = in->fd >= 0;
+	pthread_mutex_unlock(&fs->table_lock);
+	if (in->handle_len && !cached)
+		return inode_open_handle(fs, in, flags);
+	pfd = inode_pin(fs, in);
 	if (pfd < 0)
 		return pfd;
 	fd_procpath(pfd, path);
-	fd = open(path, flags | O_CLOEXEC);
+	do
+		fd = open(path, flags | O_CLOEXEC);
+	while (fd < 0 && fdcache_shed(fs, errno));
 	err = errno;
 	inode_unpin(fs, in, pfd);
 	return fd < 0 ? -err : fd;

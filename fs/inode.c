@@ -102,7 +102,7 @@ int inode_table_init(struct cfs *fs, int rootfd, bool handles, uint32_t fd_cache
 	root->slot = CFS_SLOT_HELD;
 	root->nlookup = 1;
 	root->d = &fs->root_dir;
-	return dir_init(&fs->root_dir, rootfd);
+	return dir_init(&fs->root_dir, rootfd, &st);
 }
 
 /* Frees a node taken out of the table; returns its parent to release. */
@@ -288,7 +288,7 @@ static int new_node(struct cfs *fs, const char *name, int fd,
 		return -ENOMEM;
 	}
 	if (S_ISDIR(st->st_mode)) {
-		int err = (in->d = malloc(sizeof(*in->d))) ? dir_init(in->d, fd) : -ENOMEM;
+		int err = (in->d = malloc(sizeof(*in->d))) ? dir_init(in->d, fd, st) : -ENOMEM;
 
 		if (err < 0) {
 			free(in->d);
@@ -302,18 +302,22 @@ static int new_node(struct cfs *fs, const char *name, int fd,
 }
 
 /*
- * Takes one kernel reference on the node of the object fd (O_PATH, consumed)
- * is on, found as name in dir, creating the node if needed; fills st.
+ * Takes one kernel reference on the node of the object fd is on, whose
+ * attributes are st, found as name in dir, creating the node if needed.
+ * With install, fd (O_PATH) is consumed: cached for the new node, or
+ * closed; without, it is the caller's (an open file) and only lends the
+ * new node its file handle.
  */
-int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
-		    struct stat *st, struct cfs_inode **out)
+static int lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+		     bool install, const struct stat *st, struct cfs_inode **out)
 {
 	struct cfs_inode *in, *fresh = NULL, *old = NULL;
 	int err, evicted = -1;
 
-	err = fstat(fd, st) < 0 ? -errno : new_node(fs, name, fd, st, &fresh);
+	err = new_node(fs, name, fd, st, &fresh);
 	if (err < 0) {
-		close(fd);
+		if (install)
+			close(fd);
 		return err;
 	}
 	pthread_mutex_lock(&fs->table_lock);
@@ -334,9 +338,11 @@ int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int
 			fs->path_nodes++;
 		}
 		/* Just looked up: the kernel's next request is likely for it. */
-		evicted = fdcache_install(fs, in, fd);
-		if (in->fd == fd)
-			fd = -1;
+		if (install) {
+			evicted = fdcache_install(fs, in, fd);
+			if (in->fd == fd)
+				fd = -1;
+		}
 		fresh = NULL;
 	}
 	pthread_mutex_unlock(&fs->table_lock);
@@ -344,7 +350,7 @@ int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int
 		release(fs, old, false);
 	if (fresh)
 		destroy(fresh);
-	if (fd >= 0)
+	if (install && fd >= 0)
 		close(fd);
 	if (evicted >= 0)
 		close(evicted);
@@ -353,9 +359,36 @@ int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int
 }
 
 /*
+ * Takes one kernel reference on the node of the object fd (O_PATH, consumed)
+ * is on, found as name in dir, creating the node if needed; fills st.
+ */
+int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+		    struct stat *st, struct cfs_inode **out)
+{
+	if (fstat(fd, st) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return lookup_fd(fs, dir, name, fd, true, st, out);
+}
+
+/*
+ * Likewise for a regular file just created as name and open as fd (not
+ * consumed), whose attributes are st: the node gets no descriptor of its
+ * own — one reopened through /proc would cost two system calls on every
+ * creation, for a node whose file the kernel has open anyway.
+ */
+int inode_lookup_open(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+		      const struct stat *st, struct cfs_inode **out)
+{
+	return lookup_fd(fs, dir, name, fd, false, st, out);
+}
+
+/*
  * Takes one kernel reference on the node of the entry name in dir (whose
- * descriptor the caller has pinned as dfd), creating the node if needed,
- * and fills st with the entry's attributes.
+ * descriptor the caller has pinned as dfd), creating the node if needed.
+ * st holds the entry's attributes as just read (dir_resolve_stat); a new
+ * node's are read again from its own descriptor.
  */
 int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *name,
 		 struct stat *st, struct cfs_inode **out)
@@ -363,8 +396,6 @@ int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *nam
 	struct cfs_inode *in, *old = NULL;
 	int fd;
 
-	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
 	pthread_mutex_lock(&fs->table_lock);
 	in = find_locked(fs, st->st_dev, st->st_ino);
 	if (in) {
@@ -399,6 +430,26 @@ void inode_forget(struct cfs *fs, struct cfs_inode *in, uint64_t n)
 }
 
 /*
+ * Opens the object of a node with a file handle (handle_len > 0), with
+ * flags: the descriptor or -errno, -ESTALE when the object is gone.
+ */
+int inode_open_handle(struct cfs *fs, const struct cfs_inode *in, int flags)
+{
+	union handle_buf h;
+	int fd;
+
+	h.fh.handle_bytes = in->handle_len;
+	h.fh.handle_type = in->handle_type;
+	memcpy(h.fh.f_handle, in->handle, in->handle_len);
+	do
+		fd = open_by_handle_at(fs->mount_fd, &h.fh, flags | O_CLOEXEC);
+	while (fd < 0 && fdcache_shed(fs, errno));
+	if (fd < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	return fd;
+}
+
+/*
  * Reopens a node's object from its locator (the caller pins in): an O_PATH
  * descriptor, or -ESTALE when the object is gone or the locator now leads
  * to another one.
@@ -410,17 +461,8 @@ int inode_reopen(struct cfs *fs, struct cfs_inode *in)
 	struct stat st;
 	int fd, pfd;
 
-	if (in->handle_len) {
-		union handle_buf h;
-
-		h.fh.handle_bytes = in->handle_len;
-		h.fh.handle_type = in->handle_type;
-		memcpy(h.fh.f_handle, in->handle, in->handle_len);
-		fd = open_by_handle_at(fs->mount_fd, &h.fh, O_PATH | O_CLOEXEC);
-		if (fd < 0)
-			return errno == ENOENT ? -ESTALE : -errno;
-		return fd;
-	}
+	if (in->handle_len)
+		return inode_open_handle(fs, in, O_PATH);
 	pthread_mutex_lock(&fs->table_lock);
 	parent = in->parent;
 	if (parent) {
@@ -464,6 +506,17 @@ void inode_moved(struct cfs *fs, const struct stat *st, struct cfs_inode *ndir,
 		release(fs, old, false);
 }
 
+/* Whether any node has a path locator, which renames and removals move. */
+bool inode_any_path_nodes(struct cfs *fs)
+{
+	bool any;
+
+	pthread_mutex_lock(&fs->table_lock);
+	any = fs->path_nodes > 0;
+	pthread_mutex_unlock(&fs->table_lock);
+	return any;
+}
+
 /*
  * Before the daemon removes the entry name of the directory dfd: if the
  * kernel still remembers its object under a path locator, the node keeps
@@ -474,12 +527,8 @@ void inode_hold_name(struct cfs *fs, int dfd, const char *name)
 {
 	struct cfs_inode *in;
 	struct stat st;
-	bool any;
 
-	pthread_mutex_lock(&fs->table_lock);
-	any = fs->path_nodes > 0;
-	pthread_mutex_unlock(&fs->table_lock);
-	if (!any || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (!inode_any_path_nodes(fs) || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
 	pthread_mutex_lock(&fs->table_lock);
 	in = find_locked(fs, st.st_dev, st.st_ino);

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -109,7 +110,35 @@ static int setup_store(struct cfs *fs, const struct cli *cli, int rootfd)
 	if (flagstore_probe(rootfd, msg, sizeof(msg)) < 0)
 		fprintf(stderr, "casefoldfs: %s: warning: %s\n", cli->backing, msg);
 	fs->can_chown = caps_have(CAP_CHOWN);
+	fs->euid = geteuid();
+	fs->egid = getegid();
 	return 0;
+}
+
+/*
+ * Whether rootfd's filesystem reports every write error by the write call
+ * itself.  Local filesystems do, as the daemon writes without a cache of
+ * its own; a network filesystem may report one only at close, which the
+ * FLUSH of every close of a written file is then for.  Unknown types are
+ * treated as network ones.
+ */
+static bool backing_local(int rootfd)
+{
+	static const unsigned long local[] = {
+		0xEF53,      /* ext2/3/4 */
+		0x58465342,  /* xfs */
+		0x9123683E,  /* btrfs */
+		0x01021994,  /* tmpfs */
+		0xF2F52010,  /* f2fs */
+	};
+	struct statfs sf;
+
+	if (fstatfs(rootfd, &sf) < 0)
+		return false;
+	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+		if ((unsigned long)sf.f_type == local[i])
+			return true;
+	return false;
 }
 
 /* Settles the options from the superblock and the command line. */
@@ -167,6 +196,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	}
 	fs->attr_timeout = 1.0;
 	fs->entry_timeout = 1.0;
+	fs->flush_writers = !backing_local(rootfd);
 	atomic_init(&fs->dcache_mode, cli->noepoch ? CFS_DCACHE_ZERO : CFS_DCACHE_PROBE);
 	atomic_init(&fs->epoch, 1);  /* directories' records start at 0: empty */
 	r = inode_table_init(fs, rootfd, !cli->nohandles, fd_cache_size(cli->fd_cache));

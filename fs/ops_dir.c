@@ -27,16 +27,17 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, const char *given,
 }
 
 /*
- * Fills e for the stored name in dir, asked for as given, and takes one
- * lookup reference.
+ * Fills e for the stored name in dir, asked for as given, whose attributes
+ * are st, and takes one lookup reference.
  */
 static int make_entry(struct cfs *fs, struct cfs_inode *dir, const char *given,
-		      const char *stored, struct fuse_entry_param *e)
+		      const char *stored, const struct stat *st, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;
 	int err;
 
 	memset(e, 0, sizeof(*e));
+	e->attr = *st;
 	err = inode_lookup(fs, dir, dir->d->fd, stored, &e->attr, &in);
 	if (err == 0)
 		fill_entry(fs, dir, given, stored, in, e);
@@ -63,13 +64,14 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct cfs_inode *dir = inode_get(fs, parent);
 	char stored[CFS_NAME_MAX + 1];
 	struct fuse_entry_param e;
+	struct stat st;
 	int err;
 
 	err = dir_lock(fs, dir);
 	if (err == 0) {
-		err = dir_resolve(fs, dir, name, stored);
+		err = dir_resolve_stat(fs, dir, name, stored, &st);
 		if (err == 0)
-			err = make_entry(fs, dir, name, stored, &e);
+			err = make_entry(fs, dir, name, stored, &st, &e);
 		if (err == -ENOENT) {
 			/* A negative entry (node 0) the kernel may cache. */
 			memset(&e, 0, sizeof(e));
@@ -124,27 +126,26 @@ static int check_new_name(struct cfs *fs, struct cfs_inode *dir, const char *nam
  * The daemon creates as root: hand the new object, open as fd, to the
  * caller — through the descriptor, never the name, which anyone who can
  * write the backing directory could have pointed elsewhere meanwhile.  The
- * group stays what the backing kernel chose in a set-gid directory.
+ * group stays what the backing kernel chose in a set-gid directory (as
+ * checked in this hold of dir's lock).  Returns 1 if the owner changed.
  */
 static int give_to_caller(fuse_req_t req, struct cfs_inode *dir, int fd)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct cfs *fs = cfs_of(req);
 	gid_t gid = ctx->gid;
-	struct stat st;
 
 	/* An unprivileged daemon cannot: entries stay its user's, as on any
 	 * filesystem a user mounts. */
-	if (!cfs_of(req)->can_chown)
+	if (!fs->can_chown)
 		return 0;
-	if (fstat(dir->d->fd, &st) < 0)
-		return -errno;
-	if (st.st_mode & S_ISGID)
+	if (dir->d->st.st_mode & S_ISGID)
 		gid = (gid_t)-1;
-	if (ctx->uid == geteuid() && (gid == (gid_t)-1 || gid == getegid()))
+	if (ctx->uid == fs->euid && (gid == (gid_t)-1 || gid == fs->egid))
 		return 0;
 	if (fchownat(fd, "", ctx->uid, gid, AT_EMPTY_PATH) < 0)
 		return -errno;
-	return 0;
+	return 1;
 }
 
 /* New subdirectories of a +F directory are +F: set before anyone sees it. */
@@ -275,12 +276,7 @@ static void unmake(struct cfs_inode *dir, const char *name, struct newnode *n, b
  */
 static mode_t creation_mode(fuse_req_t req, struct cfs_inode *dir, mode_t mode)
 {
-	char path[32];
-
-	if (S_ISLNK(mode))
-		return mode;
-	fd_procpath(dir->d->fd, path);
-	if (getxattr(path, "system.posix_acl_default", NULL, 0) > 0)
+	if (S_ISLNK(mode) || dir_default_acl(dir))
 		return mode;
 	return mode & ~fuse_req_ctx(req)->umask;
 }
@@ -311,6 +307,8 @@ static int make_locked(fuse_req_t req, struct cfs_inode *dir, const char *name,
 		return fd;
 	}
 	err = n->link_fd >= 0 ? 0 : give_to_caller(req, dir, fd);
+	if (err > 0)
+		err = 0;
 	if (err == 0 && S_ISDIR(n->mode) && n->link_fd < 0)
 		err = inherit_flag(dir, fd);
 	if (err == 0)
@@ -335,14 +333,18 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 	int err;
 
 	err = dir_lock(fs, dir);
-	if (err == 0) {
-		err = make_locked(req, dir, name, n, &e);
-		dir_unlock(fs, dir);
+	if (err < 0) {
+		fuse_reply_err(req, -err);
+		return;
 	}
+	err = make_locked(req, dir, name, n, &e);
+	/* Replies come before dir_unlock, whose restamp the caller need not
+	 * wait for: the lock keeps the next request on dir behind it. */
 	if (err < 0)
 		fuse_reply_err(req, -err);
 	else
 		fuse_reply_entry(req, &e);
+	dir_unlock(fs, dir);
 }
 
 static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
@@ -382,18 +384,19 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 	inode_unpin(fs, in, n.link_fd);
 }
 
-/* The node of the file we just created and hold open as fd. */
+/* The node of the file we just created as name, open as fd, as st says. */
 static int entry_of_open(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
-			 struct fuse_entry_param *e)
+			 const struct stat *st, struct fuse_entry_param *e)
 {
-	char path[32];
-	int pfd;
+	struct cfs_inode *in;
+	int err;
 
-	fd_procpath(fd, path);
-	pfd = open(path, O_PATH | O_CLOEXEC);
-	if (pfd < 0)
-		return -errno;
-	return make_entry_fd(fs, dir, name, pfd, e);
+	memset(e, 0, sizeof(*e));
+	e->attr = *st;
+	err = inode_lookup_open(fs, dir, name, fd, st, &in);
+	if (err == 0)
+		fill_entry(fs, dir, name, name, in, e);
+	return err;
 }
 
 /*
@@ -420,13 +423,17 @@ static int create_locked(fuse_req_t req, struct cfs_inode *dir, const char *name
 		return fi->flags & O_EXCL ? -EEXIST : -ESTALE;
 	if (err < 0)
 		return err;
-	fd = openat(dir->d->fd, name, fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    creation_mode(req, dir, mode));
+	do
+		fd = openat(dir->d->fd, name, fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    creation_mode(req, dir, mode));
+	while (fd < 0 && fdcache_shed(fs, errno));
 	if (fd < 0)
 		return -errno;
 	err = fstat(fd, &n.made) < 0 ? -errno : give_to_caller(req, dir, fd);
+	if (err > 0)  /* chowned: the attributes moved */
+		err = fstat(fd, &n.made) < 0 ? -errno : 0;
 	if (err == 0)
-		err = entry_of_open(fs, dir, name, fd, e);
+		err = entry_of_open(fs, dir, name, fd, &n.made, e);
 	if (err < 0) {
 		unmake(dir, name, &n, true);
 		close(fd);
@@ -446,17 +453,20 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	int fd;
 
 	fd = dir_lock(fs, dir);
-	if (fd == 0) {
-		fd = create_locked(req, dir, name, mode, fi, &e);
-		dir_unlock(fs, dir);
-	}
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);
 		return;
 	}
-	fi->fh = file_created(fs, inode_get(fs, e.ino), fd, fi->flags);
-	if (fuse_reply_create(req, &e, fi) != 0)
-		file_closed(fs, inode_get(fs, e.ino), fi->fh);
+	fd = create_locked(req, dir, name, mode, fi, &e);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+	} else {
+		fi->fh = file_created(fs, inode_get(fs, e.ino), fd, fi->flags);
+		fi->noflush = file_noflush(fs, fi->flags);
+		if (fuse_reply_create(req, &e, fi) != 0)
+			file_closed(fs, inode_get(fs, e.ino), fi->fh);
+	}
+	dir_unlock(fs, dir);  /* after the reply, as in make_node */
 }
 
 static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, int flags)
@@ -467,20 +477,21 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 	int err;
 
 	err = dir_lock(fs, dir);
-	if (err < 0)
-		goto out;
+	if (err < 0) {
+		fuse_reply_err(req, -err);
+		return;
+	}
 	err = dir_resolve(fs, dir, name, stored);
 	if (err == 0) {
 		inode_hold_name(fs, dir->d->fd, stored);
-		err = caller_unlinkat(req, dir->d->fd, stored, flags);
+		err = caller_unlinkat(req, dir->d->fd, &dir->d->st, stored, flags);
 	}
 	if (err == 0) {
 		dir_removed(fs, dir, stored);
 		dcache_removed(fs, dir, name, stored);
 	}
-	dir_unlock(fs, dir);
-out:
 	fuse_reply_err(req, -err);
+	dir_unlock(fs, dir);  /* after the reply, as in make_node */
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -511,7 +522,7 @@ static int do_rename(fuse_req_t req, struct cfs_inode *dir, const char *name,
 	char from[CFS_NAME_MAX + 1], to[CFS_NAME_MAX + 1];
 	int dfd = dir->d->fd, ndfd = ndir->d->fd;
 	struct stat sfrom, sto;
-	bool replacing;
+	bool replacing, track;
 	int err;
 
 	err = dir_resolve(fs, dir, name, from);
@@ -520,7 +531,11 @@ static int do_rename(fuse_req_t req, struct cfs_inode *dir, const char *name,
 	replacing = err == -EEXIST;
 	if (err < 0 && !replacing)
 		return err;
-	if (fstatat(dfd, from, &sfrom, AT_SYMLINK_NOFOLLOW) < 0)
+	/* The moved object's identity: to see a rename onto itself, and for a
+	 * path locator to follow it (none can appear meanwhile: both
+	 * directories are locked). */
+	track = replacing || inode_any_path_nodes(fs);
+	if (track && fstatat(dfd, from, &sfrom, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	if (!replacing)
 		strcpy(to, newname);
@@ -532,13 +547,15 @@ static int do_rename(fuse_req_t req, struct cfs_inode *dir, const char *name,
 		goto done;
 	if (replacing && !(flags & RENAME_EXCHANGE))
 		inode_hold_name(fs, ndfd, to);
-	err = caller_renameat2(req, dfd, from, ndfd, to, flags);
+	err = caller_renameat2(req, dfd, &dir->d->st, from, ndfd, &ndir->d->st, to, flags);
 	if (err < 0)
 		return err;
-	inode_moved(fs, &sfrom, ndir, to);
+	if (track)
+		inode_moved(fs, &sfrom, ndir, to);
 	/* Every name stays or goes as the index says: keep it current. */
 	if (flags & RENAME_EXCHANGE) {
-		inode_moved(fs, &sto, dir, from);
+		if (track)
+			inode_moved(fs, &sto, dir, from);
 		dir_touched(dir);
 		dir_touched(ndir);
 	} else {
@@ -567,11 +584,13 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	int err;
 
 	err = dir_lock2(fs, dir, ndir);
-	if (err == 0) {
-		err = do_rename(req, dir, name, ndir, newname, flags);
-		dir_unlock2(fs, dir, ndir);
+	if (err < 0) {
+		fuse_reply_err(req, -err);
+		return;
 	}
+	err = do_rename(req, dir, name, ndir, newname, flags);
 	fuse_reply_err(req, -err);
+	dir_unlock2(fs, dir, ndir);  /* after the reply, as in make_node */
 }
 
 void ops_dir_fill(struct fuse_lowlevel_ops *ops)

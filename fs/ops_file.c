@@ -215,10 +215,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (writer)
 		in->writers++;
 	fi->direct_io = !writer && in->writers > 0;
-	/* FLUSH exists to report write-back errors at close (the daemon keeps
-	 * no POSIX locks): a read-only open has none, so its close costs no
-	 * request — one of the five of every file Wine opens. */
-	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
+	fi->noflush = file_noflush(fs, fi->flags);
 	pthread_mutex_unlock(&fs->table_lock);
 	/* The kernel never opens symlinks here; O_NOFOLLOW would refuse the
 	 * magic link inode_open goes through. */
@@ -232,6 +229,18 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->fh = (uint64_t)fd | (writer ? FH_WRITER : 0);
 	if (fuse_reply_open(req, fi) != 0)
 		file_closed(fs, in, fi->fh);
+}
+
+/*
+ * FLUSH exists to report write errors at close (the daemon keeps no POSIX
+ * locks, and writes through to the backing file): a read-only open has
+ * none to report, and neither has a writer on a filesystem that reports
+ * them at each write (backing_local) — so its close costs no request: one
+ * of the five of every file Wine opens, one of the four of every creation.
+ */
+bool file_noflush(const struct cfs *fs, int flags)
+{
+	return (flags & O_ACCMODE) == O_RDONLY || !fs->flush_writers;
 }
 
 /* fi->fh for a file op_create just made and opened as fd: a writer if so. */
@@ -329,12 +338,21 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, of
 	fuse_reply_err(req, fallocate(fh_fd(fi), mode, off, len) < 0 ? errno : 0);
 }
 
+/*
+ * Wine asks for every file it opens.  A node with a file handle is on the
+ * root's mount (no other gets handles), so the root's descriptor, always
+ * open, answers for it: no reopen.
+ */
 static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(fs, ino);
-	int fd = inode_pin(fs, in), r;
+	int fd, r;
 	struct statvfs sv;
+
+	if (in->handle_len)
+		in = fs->root;
+	fd = inode_pin(fs, in);
 
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);
