@@ -199,8 +199,9 @@ END {
 		n = order[s]; e = n " " kinds[k] " ext4"; c = n " " kinds[k] " casefoldfs"
 		r = (cnt[e] && cnt[c] && !err[e] && !err[c]) ? sprintf("%.1f", median(e) / median(c)) : "-"
 		x = n " exact ext4"
-		q = (kinds[k] != "missing" && cnt[x] && cnt[c] && !err[x] && !err[c]) ?
-		    sprintf("%.2f", median(c) / median(x)) : "-"
+		q = "-"
+		if (kinds[k] != "missing" && cnt[x] && cnt[c] && !err[x] && !err[c])
+			q = sprintf("%.2f", median(c) / median(x))
 		printf "| %d | %s | %s | %s | %s | %s |\n", n, label[kinds[k]], cell(e), cell(c), r, q
 	}
 }' "$R"

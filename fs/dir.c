@@ -339,6 +339,7 @@ static int resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char
 	if (rule != CFS_EXACT && d->index && !d->flag_unknown) {
 		err = dirindex_find(d->index, fs, rule, name, stored, &several);
 		if (err == 0 && several && strcmp(stored, name) != 0 &&
+		    !super_hidden(fs, dir, name) &&
 		    fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) == 0) {
 			strcpy(stored, name);
 			*have_st = true;

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# What the common operations cost in FUSE requests (issue 13).  Every
+# request is a round trip to the daemon (about 16 µs on these machines,
+# `sh bench/wine.sh`), so these counts are the design: fs/README.md,
+# "Kernel caches" and "Cost per request".  Counted by opcode in the
+# daemon's request log (-d) around each step.
+. "$(dirname "$0")/lib.sh"
+[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+case $(findmnt -no FSTYPE -T "$B") in
+ext2 | ext3 | ext4 | xfs | btrfs | tmpfs | f2fs) ;;
+*) skip "backing filesystem $(findmnt -no FSTYPE -T "$B") keeps FLUSH for writers" ;;
+esac
+
+cfs_mount -d
+cd "$M" || fail "cd"
+casefolded ci
+printf 'data\n' >ci/Game.dat
+mkdir ci/Sub
+sleep 1.1   # every dentry and attribute from the setup has expired
+
+# requests STEP COMMAND...: runs COMMAND, waits for the kernel's
+# asynchronous requests (RELEASE), and leaves "OPCODE COUNT" lines in
+# $T/step for count.  The directory's own dentry is fresh first: its
+# revalidation is not the step's.
+requests() {
+	local step=$1 before
+	shift
+	stat ci >/dev/null
+	before=$(stat -c %s "$T/daemon.log")
+	"$@" || fail "$step: $* failed"
+	sleep 0.3
+	tail -c +$((before + 1)) "$T/daemon.log" | grep -ao 'opcode: [A-Z_]*' |
+		awk '{ n[$2]++ } END { for (o in n) print o, n[o] }' >"$T/step"
+	echo "$step: $(sort "$T/step" | tr '\n' ' ')"
+}
+count() { awk -v o="$1" '$1 == o { n = $2 } END { print n + 0 }' "$T/step"; }
+want() { # STEP OPCODE N
+	[ "$(count "$2")" = "$3" ] || fail "$1: $(count "$2") $2, expected $3"
+}
+
+# Wine's open of a name in another case (stat, open, fstatfs, close),
+# twice: one LOOKUP (the spelling is the kernel's for entry_timeout), and an
+# OPEN, a STATFS and a RELEASE each time; no FLUSH for a read-only open.
+# Python runs from / so that its start-up probes (sitecustomize...) stay
+# off the mount.
+wine_open() {
+	(cd / && python3 - "$M/$1") <<'PY'
+import os, sys
+for _ in range(2):
+    os.stat(sys.argv[1])
+    fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+    os.fstat(fd)
+    os.fstatvfs(fd)
+    os.close(fd)
+PY
+}
+requests "open by another spelling, twice" wine_open ci/GAME.DAT
+want "open by another spelling, twice" LOOKUP 1
+for o in OPEN STATFS RELEASE; do want "open by another spelling, twice" "$o" 2; done
+want "open by another spelling, twice" FLUSH 0
+
+# A miss, then the same miss: the kernel keeps the negative entry.
+miss() { ! stat "$1" 2>/dev/null && ! stat "$1" 2>/dev/null; }
+requests "a miss twice" miss ci/NoSuch.dll
+want "a miss twice" LOOKUP 1
+
+# Wine's probe of a directory's flag before it gives up on a miss: open,
+# FS_IOC_GETFLAGS, close is one IOCTL, no OPENDIR/RELEASEDIR.
+probe() {
+	(cd / && python3 - "$M/$1") <<'PY'
+import fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+flags = struct.unpack("l", fcntl.ioctl(fd, 0x80086601, b"\0" * 8))[0]
+os.close(fd)
+sys.exit(0 if flags & 0x40000000 else 1)
+PY
+}
+requests "flag probe" probe ci/Sub
+want "flag probe" IOCTL 1
+want "flag probe" OPENDIR 0
+want "flag probe" RELEASEDIR 0
+
+# Rewriting a file on a local backing filesystem: no FLUSH at close (the
+# write reported any error), the file's data as written.
+rewrite() { printf 'new\n' >"$1"; }
+requests "rewrite" rewrite ci/game.DAT
+want "rewrite" FLUSH 0
+want "rewrite" WRITE 1
+[ "$(cat "$B/ci/Game.dat")" = new ] || fail "rewrite: the backing file holds $(cat "$B/ci/Game.dat")"
+
+# A creation by a new name: LOOKUP (the miss) and CREATE, no FLUSH.
+create() { : >"$1"; }
+requests "create" create ci/New.txt
+want "create" CREATE 1
+want "create" FLUSH 0
+[ -e "$B/ci/New.txt" ] || fail "create: nothing in the backing tree"
+cd /
+cfs_umount
+echo "requests: ok"
