@@ -127,6 +127,7 @@ struct cfs_inode {
 	uint32_t writers;         /* opens for writing (ops_file.c); table */
 	mode_t type;              /* S_IFMT bits: immutable */
 	bool used;                /* CLOCK: pinned since the hand last passed; table */
+	bool unhashed;            /* out of the table (inode_unhash); table */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */
 	int handle_type;          /* file handle: immutable */
 	unsigned char handle[];
@@ -174,6 +175,8 @@ struct cfs {
 
 	pthread_mutex_t table_lock; /* nodes: table, counts, locators, cache */
 	struct cfs_inode **table;   /* table lock */
+	struct cfs_inode *unhashed; /* nodes out of the table, chained by next,
+				       until forgotten; table lock */
 	size_t table_size;          /* buckets; table lock */
 	size_t table_count;         /* nodes, root excluded; table lock */
 	size_t held_count;          /* descriptors held outside the cache; table lock */
@@ -252,14 +255,14 @@ void fdcache_destroy(struct cfs_fdcache *c);
 int inode_pin(struct cfs *fs, struct cfs_inode *in);
 void inode_unpin(struct cfs *fs, struct cfs_inode *in, int fd);
 int inode_open(struct cfs *fs, struct cfs_inode *in, int flags);
-int inode_open_handle(struct cfs *fs, const struct cfs_inode *in, int flags);
+int inode_open_handle(struct cfs *fs, struct cfs_inode *in, int flags);
 int fdcache_install(struct cfs *fs, struct cfs_inode *in, int fd);
 bool fdcache_shed(struct cfs *fs, int err);
 void fdcache_remove(struct cfs *fs, struct cfs_inode *in);
 int inode_hold(struct cfs *fs, struct cfs_inode *in);
 
 /* dir.c */
-int dir_init(struct cfs_dir *d, int fd, const struct stat *st);
+int dir_init(struct cfs_inode *dir, int fd, const struct stat *st);
 void dir_fini(struct cfs_inode *dir);
 void dir_park_clear(void);
 int dir_lock(struct cfs *fs, struct cfs_inode *dir);

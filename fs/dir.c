@@ -41,13 +41,15 @@ static int load_flag(struct cfs_dir *d, int fd, const struct stat *st)
  * dentry goes — memory pressure, or any dentry epoch bump, which any user
  * can cause with a rename through another spelling — and rebuilding a
  * large directory's index costs a readdir of all of it.  A parked index is
- * taken back only by a node of the same (st_dev, st_ino) and the same flag,
- * and is then revalidated by mtime like any other: a directory that reused
- * the inode number has another mtime.  A few slots, oldest out first: the
+ * taken back only by a node of the same (st_dev, st_ino), file handle and
+ * flag — a directory that reused the inode number has another handle (its
+ * generation), though maybe the same coarse mtime — and is then revalidated
+ * by mtime like any other.  A few slots, oldest out first: the
  * memory is what those directories' nodes held while they lived.  One lot
  * per process, as the daemon serves one mount.
  */
 #define PARK_SLOTS 8
+#define PARK_HANDLE_MAX 64
 
 static struct {
 	pthread_mutex_t lock;
@@ -55,6 +57,8 @@ static struct {
 		dev_t dev;
 		ino_t ino;
 		bool casefold;
+		uint8_t handle_len;
+		unsigned char handle[PARK_HANDLE_MAX];
 		struct cfs_dirindex *index;
 	} slot[PARK_SLOTS];
 	unsigned next;
@@ -64,17 +68,22 @@ static void park_index(const struct cfs_inode *dir)
 {
 	struct parked *p, old;
 
-	if (!dir->d->index)
+	if (!dir->d->index || dir->handle_len > PARK_HANDLE_MAX) {
+		dirindex_free(dir->d->index);
 		return;
+	}
 	pthread_mutex_lock(&park.lock);
 	p = &park.slot[park.next++ % PARK_SLOTS];
 	old = *p;
-	*p = (struct parked){ dir->dev, dir->ino, dir->d->casefold, dir->d->index };
+	*p = (struct parked){ .dev = dir->dev, .ino = dir->ino, .casefold = dir->d->casefold,
+			      .handle_len = dir->handle_len, .index = dir->d->index };
+	memcpy(p->handle, dir->handle, dir->handle_len);
 	pthread_mutex_unlock(&park.lock);
 	dirindex_free(old.index);
 }
 
-static struct cfs_dirindex *unpark_index(const struct stat *st, bool casefold)
+static struct cfs_dirindex *unpark_index(const struct cfs_inode *dir, const struct stat *st,
+					 bool casefold)
 {
 	struct cfs_dirindex *idx = NULL;
 
@@ -83,7 +92,8 @@ static struct cfs_dirindex *unpark_index(const struct stat *st, bool casefold)
 		struct parked *p = &park.slot[i];
 
 		if (p->index && p->dev == st->st_dev && p->ino == st->st_ino) {
-			if (p->casefold == casefold)
+			if (p->casefold == casefold && p->handle_len == dir->handle_len &&
+			    memcmp(p->handle, dir->handle, dir->handle_len) == 0)
 				idx = p->index;
 			else
 				dirindex_free(p->index);
@@ -104,8 +114,9 @@ void dir_park_clear(void)
 }
 
 /* A directory node's own state, for the directory open as fd, as st says. */
-int dir_init(struct cfs_dir *d, int fd, const struct stat *st)
+int dir_init(struct cfs_inode *dir, int fd, const struct stat *st)
 {
+	struct cfs_dir *d = dir->d;
 	int err = load_flag(d, fd, st);
 
 	if (err < 0)
@@ -113,7 +124,7 @@ int dir_init(struct cfs_dir *d, int fd, const struct stat *st)
 	pthread_mutex_init(&d->lock, NULL);
 	d->fd = -1;
 	d->gone_reported = false;
-	d->index = unpark_index(st, d->casefold);
+	d->index = unpark_index(dir, st, d->casefold);
 	return 0;
 }
 
@@ -161,7 +172,24 @@ int dir_lock(struct cfs *fs, struct cfs_inode *dir)
 	return 0;
 }
 
-static void restamp(struct cfs_inode *dir);
+/*
+ * After the daemon changed dir's entries (at dir_unlock, the lock held
+ * since the dir_resolve that revalidated flag and index): the new mtime and
+ * ctime are ours, not a sign of an outside change, so neither the index nor
+ * the flag needs reading again.  A change made behind our back between our
+ * own change and this fstat goes unnoticed until the directory changes
+ * again (a window of a few system calls).
+ */
+static void restamp(struct cfs_inode *dir)
+{
+	struct stat st;
+
+	if (fstat(dir->d->fd, &st) < 0)
+		return;
+	dir->d->flag_ctime = st.st_ctim;
+	if (dir->d->index)
+		dirindex_stamp(dir->d->index, &st);
+}
 
 void dir_unlock(struct cfs *fs, struct cfs_inode *dir)
 {
@@ -169,7 +197,6 @@ void dir_unlock(struct cfs *fs, struct cfs_inode *dir)
 
 	if (dir->d->changed)
 		restamp(dir);
-
 	dir->d->fd = -1;
 	pthread_mutex_unlock(&dir->d->lock);
 	inode_unpin(fs, dir, fd);
@@ -412,25 +439,6 @@ int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len
 		err = dirindex_stats(dir->d->index, buf, len);
 	dir_unlock(fs, dir);
 	return err;
-}
-
-/*
- * After the daemon changed dir's entries (at dir_unlock, the lock held
- * since the dir_resolve that revalidated flag and index): the new mtime and
- * ctime are ours, not a sign of an outside change, so neither the index nor
- * the flag needs reading again.  A change made behind our back between our
- * own change and this fstat goes unnoticed until the directory changes
- * again (a window of a few system calls).
- */
-static void restamp(struct cfs_inode *dir)
-{
-	struct stat st;
-
-	if (fstat(dir->d->fd, &st) < 0)
-		return;
-	dir->d->flag_ctime = st.st_ctim;
-	if (dir->d->index)
-		dirindex_stamp(dir->d->index, &st);
 }
 
 /* After name was created in dir through the mount (dir's lock held). */

@@ -102,7 +102,7 @@ int inode_table_init(struct cfs *fs, int rootfd, bool handles, uint32_t fd_cache
 	root->slot = CFS_SLOT_HELD;
 	root->nlookup = 1;
 	root->d = &fs->root_dir;
-	return dir_init(&fs->root_dir, rootfd, &st);
+	return dir_init(root, rootfd, &st);
 }
 
 /* Frees a node taken out of the table; returns its parent to release. */
@@ -128,7 +128,7 @@ static bool unhook_if_unused(struct cfs *fs, struct cfs_inode *in)
 
 	if (in == fs->root || in->nlookup || in->pins || in->children)
 		return false;
-	p = &fs->table[bucket(fs, in->dev, in->ino)];
+	p = in->unhashed ? &fs->unhashed : &fs->table[bucket(fs, in->dev, in->ino)];
 	while (*p != in)
 		p = &(*p)->next;
 	*p = in->next;
@@ -171,17 +171,22 @@ void inode_put(struct cfs *fs, struct cfs_inode *in)
 	release(fs, in, true);
 }
 
+static void destroy_chain(struct cfs_inode *in)
+{
+	struct cfs_inode *next;
+
+	for (; in; in = next) {
+		next = in->next;
+		in->parent = NULL;
+		destroy(in);
+	}
+}
+
 void inode_table_destroy(struct cfs *fs)
 {
-	for (size_t i = 0; i < fs->table_size; i++) {
-		struct cfs_inode *in = fs->table[i], *next;
-
-		for (; in; in = next) {
-			next = in->next;
-			in->parent = NULL;
-			destroy(in);
-		}
-	}
+	for (size_t i = 0; i < fs->table_size; i++)
+		destroy_chain(fs->table[i]);
+	destroy_chain(fs->unhashed);
 	free(fs->table);
 	fdcache_destroy(&fs->fdc);
 	dir_fini(fs->root);
@@ -240,6 +245,33 @@ static struct cfs_inode *find_locked(struct cfs *fs, dev_t dev, ino_t ino)
 }
 
 /*
+ * Takes in out of the (dev, ino) table (table lock held): its object is gone,
+ * so an object that reuses the inode number must get a node of its own.  It
+ * lives on, out of the table, until the kernel forgets it.
+ */
+static void unhash_locked(struct cfs *fs, struct cfs_inode *in)
+{
+	struct cfs_inode **p = &fs->table[bucket(fs, in->dev, in->ino)];
+
+	if (in == fs->root || in->unhashed)
+		return;
+	while (*p != in)
+		p = &(*p)->next;
+	*p = in->next;
+	in->next = fs->unhashed;
+	fs->unhashed = in;
+	in->unhashed = true;
+}
+
+/* Same object, as far as file handles tell (nodes without one: assumed). */
+static bool same_handle(const struct cfs_inode *a, const struct cfs_inode *b)
+{
+	return !a->handle_len || !b->handle_len ||
+	       (a->handle_len == b->handle_len && a->handle_type == b->handle_type &&
+		memcmp(a->handle, b->handle, a->handle_len) == 0);
+}
+
+/*
  * Points a path locator at (dir, name) (table lock held).  Returns the old
  * parent, whose child reference the caller releases, or NULL.  A failed
  * allocation keeps the old locator: at worst a later reopen is ESTALE.
@@ -288,7 +320,7 @@ static int new_node(struct cfs *fs, const char *name, int fd,
 		return -ENOMEM;
 	}
 	if (S_ISDIR(st->st_mode)) {
-		int err = (in->d = malloc(sizeof(*in->d))) ? dir_init(in->d, fd, st) : -ENOMEM;
+		int err = (in->d = malloc(sizeof(*in->d))) ? dir_init(in, fd, st) : -ENOMEM;
 
 		if (err < 0) {
 			free(in->d);
@@ -322,6 +354,13 @@ static int lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, in
 	}
 	pthread_mutex_lock(&fs->table_lock);
 	in = find_locked(fs, st->st_dev, st->st_ino);
+	if (in && !same_handle(in, fresh)) {
+		/* The inode number of an object that is gone, reused by a
+		 * new one (the handle's generation differs): the old node
+		 * names nothing now. */
+		unhash_locked(fs, in);
+		in = NULL;
+	}
 	if (in) {
 		/* Known already (a racing lookup of another name of it won). */
 		in->nlookup++;
@@ -374,13 +413,25 @@ int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int
 
 /*
  * Likewise for a regular file just created as name and open as fd (not
- * consumed), whose attributes are st: the node gets no descriptor of its
- * own — one reopened through /proc would cost two system calls on every
- * creation, for a node whose file the kernel has open anyway.
+ * consumed), whose attributes are st.  The node caches an O_PATH
+ * descriptor of its own, reopened through /proc (no identity check
+ * needed): it keeps the object reachable while cached, so that a later
+ * open of this node still works after another process renamed something
+ * over the name, as the kernel's dentry promises — a handle would answer
+ * ESTALE then, and a second race during the kernel's retry would reach the
+ * caller (tests/fs/stress_model.sh, 16 processes).  Without a descriptor
+ * to spare, the node does without.
  */
 int inode_lookup_open(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
 		      const struct stat *st, struct cfs_inode **out)
 {
+	char path[32];
+	int pfd;
+
+	fd_procpath(fd, path);
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd >= 0)
+		return lookup_fd(fs, dir, name, pfd, true, st, out);
 	return lookup_fd(fs, dir, name, fd, false, st, out);
 }
 
@@ -433,7 +484,7 @@ void inode_forget(struct cfs *fs, struct cfs_inode *in, uint64_t n)
  * Opens the object of a node with a file handle (handle_len > 0), with
  * flags: the descriptor or -errno, -ESTALE when the object is gone.
  */
-int inode_open_handle(struct cfs *fs, const struct cfs_inode *in, int flags)
+int inode_open_handle(struct cfs *fs, struct cfs_inode *in, int flags)
 {
 	union handle_buf h;
 	int fd;
@@ -444,9 +495,16 @@ int inode_open_handle(struct cfs *fs, const struct cfs_inode *in, int flags)
 	do
 		fd = open_by_handle_at(fs->mount_fd, &h.fh, flags | O_CLOEXEC);
 	while (fd < 0 && fdcache_shed(fs, errno));
-	if (fd < 0)
-		return errno == ENOENT ? -ESTALE : -errno;
-	return fd;
+	if (fd >= 0)
+		return fd;
+	if (errno != ENOENT && errno != ESTALE)
+		return -errno;
+	/* Gone: the kernel's retry looks the name up again, and must not
+	 * find this node for an object that reused the inode number. */
+	pthread_mutex_lock(&fs->table_lock);
+	unhash_locked(fs, in);
+	pthread_mutex_unlock(&fs->table_lock);
+	return -ESTALE;
 }
 
 /*
