@@ -422,19 +422,16 @@ int dir_resolve_stat(struct cfs *fs, struct cfs_inode *dir, const char *name, ch
 int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len)
 {
 	enum cfs_rule rule;
-	struct stat st;
 	int err = dir_lock(fs, dir);
 
 	if (err < 0)
 		return err;
-	err = fstat(dir->d->fd, &st) < 0 ? -errno : revalidate_flag(dir, &st);
+	err = check_dir(fs, dir);
 	rule = dir_rule(fs, dir);
 	if (err == 0 && rule == CFS_EXACT)
 		err = -ENODATA;
-	if (err == 0 && dir->d->index)
-		err = dirindex_refresh(dir->d->index, fs, rule, dir, &st);
 	if (err == 0)
-		err = build_index(fs, dir, rule, &st);
+		err = build_index(fs, dir, rule, &dir->d->st);
 	if (err == 0)
 		err = dirindex_stats(dir->d->index, buf, len);
 	dir_unlock(fs, dir);

@@ -176,10 +176,10 @@ int inode_pin(struct cfs *fs, struct cfs_inode *in)
 
 /*
  * A new descriptor, opened with flags (never O_PATH), on in's object: by
- * its file handle when no descriptor of it is cached (one call, one
- * descriptor: what an open of a file just created needs, as its node has
- * none), else through /proc/self/fd/N, which names exactly the object the
- * pinned descriptor holds, never a path that could have been swapped.
+ * its file handle when no descriptor of it is cached (one call and one
+ * descriptor, where a reopen into the cache would cost two of each), else
+ * through /proc/self/fd/N, which names exactly the object the pinned
+ * descriptor holds, never a path that could have been swapped.
  * Returns it or -errno.
  */
 int inode_open(struct cfs *fs, struct cfs_inode *in, int flags)

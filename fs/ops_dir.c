@@ -324,6 +324,15 @@ static int make_locked(fuse_req_t req, struct cfs_inode *dir, const char *name,
 	return 0;
 }
 
+/* Answers err if it is one: true when the request is done with. */
+static bool answered(fuse_req_t req, int err)
+{
+	if (err >= 0)
+		return false;
+	fuse_reply_err(req, -err);
+	return true;
+}
+
 static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      struct newnode *n)
 {
@@ -332,11 +341,8 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct fuse_entry_param e;
 	int err;
 
-	err = dir_lock(fs, dir);
-	if (err < 0) {
-		fuse_reply_err(req, -err);
+	if (answered(req, dir_lock(fs, dir)))
 		return;
-	}
 	err = make_locked(req, dir, name, n, &e);
 	/* Replies come before dir_unlock, whose restamp the caller need not
 	 * wait for: the lock keeps the next request on dir behind it. */
@@ -452,11 +458,8 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	struct fuse_entry_param e;
 	int fd;
 
-	fd = dir_lock(fs, dir);
-	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+	if (answered(req, dir_lock(fs, dir)))
 		return;
-	}
 	fd = create_locked(req, dir, name, mode, fi, &e);
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);
@@ -476,11 +479,8 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 	char stored[CFS_NAME_MAX + 1];
 	int err;
 
-	err = dir_lock(fs, dir);
-	if (err < 0) {
-		fuse_reply_err(req, -err);
+	if (answered(req, dir_lock(fs, dir)))
 		return;
-	}
 	err = dir_resolve(fs, dir, name, stored);
 	if (err == 0) {
 		inode_hold_name(fs, dir->d->fd, stored);
@@ -583,11 +583,8 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct cfs_inode *dir = inode_get(fs, parent), *ndir = inode_get(fs, newparent);
 	int err;
 
-	err = dir_lock2(fs, dir, ndir);
-	if (err < 0) {
-		fuse_reply_err(req, -err);
+	if (answered(req, dir_lock2(fs, dir, ndir)))
 		return;
-	}
 	err = do_rename(req, dir, name, ndir, newname, flags);
 	fuse_reply_err(req, -err);
 	dir_unlock2(fs, dir, ndir);  /* after the reply, as in make_node */
