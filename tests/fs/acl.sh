@@ -10,7 +10,6 @@
 command -v setpriv >/dev/null || skip "no setpriv"
 command -v setfacl >/dev/null && command -v getfacl >/dev/null || skip "no setfacl/getfacl (package acl)"
 
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 acl_of() { getfacl -cp "$1" 2>/dev/null; }
 chmod 755 "$T"
 setfacl -m u:65534:r "$B" 2>/dev/null && setfacl -b "$B" || skip "the backing filesystem has no ACLs"

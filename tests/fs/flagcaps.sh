@@ -12,7 +12,6 @@ command -v setpriv >/dev/null || skip "no setpriv"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 (the users run it)"
 secs=${CF_RACE_SECONDS:-4}
 
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 chmod 755 "$T"
 cfs_mount -o allow_other
 mkdir "$M/own" && chown 65534:65534 "$M/own"

@@ -13,7 +13,6 @@ command -v setpriv >/dev/null || skip "no setpriv"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 (the users run it)"
 count=${CF_INDEX_ENTRIES:-20000}
 
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 chmod 755 "$T"
 mkdir "$B/big"
 setfattr -n trusted.casefoldfs.casefold -v 1 "$B/big"

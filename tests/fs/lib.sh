@@ -134,3 +134,6 @@ names() { (cd "$1" && LC_ALL=C ls -A); }
 casefolded() {
 	mkdir "$1" && chattr +F "$1" || fail "chattr +F $1"
 }
+
+# as_nobody COMMAND...: runs COMMAND as uid and gid 65534, no other groups.
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }

@@ -6,7 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 # nobody_expect RESULT OP ARGS...: lib.sh's sys, run as uid 65534.
 nobody_expect() {
 	local want=$1 got
