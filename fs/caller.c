@@ -29,7 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
+#include "caller.h"
 
 /* Same object: the caller's user namespace is the daemon's. */
 static bool same_user_ns(pid_t pid)
@@ -198,32 +198,27 @@ static const int flag_caps[] = { CAP_LINUX_IMMUTABLE, CAP_SYS_RESOURCE };
 
 int caller_caps_begin(fuse_req_t req, struct caller_caps *saved)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-	bool cut = false;
+	struct caps_sets cut;
+	int err = caps_get(&saved->sets);
 
-	if (syscall(SYS_capget, &h, saved->data) < 0)
-		return -errno;
-	memcpy(d, saved->data, sizeof(d));
+	if (err < 0)
+		return err;
+	cut = saved->sets;
+	saved->changed = false;
 	for (size_t i = 0; i < sizeof(flag_caps) / sizeof(flag_caps[0]); i++) {
 		int c = flag_caps[i];
 
-		if (!(d[c / 32].effective & 1u << c % 32) || caller_capable(req, c))
+		if (!caps_effective(&cut, c) || caller_capable(req, c))
 			continue;
-		d[c / 32].effective &= ~(1u << c % 32);
-		cut = true;
+		caps_drop_effective(&cut, c);
+		saved->changed = true;
 	}
-	saved->changed = cut;
-	if (cut && syscall(SYS_capset, &h, d) < 0)
-		return -errno;
-	return 0;
+	return saved->changed ? caps_set(&cut) : 0;
 }
 
 void caller_caps_end(struct caller_caps *saved)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-
 	/* The permitted set never changed, so raising them again cannot fail. */
 	if (saved->changed)
-		syscall(SYS_capset, &h, saved->data);
+		caps_set(&saved->sets);
 }

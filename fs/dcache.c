@@ -37,7 +37,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
+#include "dcache.h"
+#include "dir.h"
 
 /* Not in older <linux/fuse.h>; the value is fixed by the protocol (7.44). */
 #define NOTIFY_INC_EPOCH 8
@@ -87,30 +88,21 @@ static struct cfs_dcache *record(struct cfs *fs, struct cfs_inode *dir)
 	return r;
 }
 
-/* A spelling's identity for the negatives record: its bytes, hashed. */
-static uint64_t spelling(const struct cfs *fs, const char *name)
-{
-	uint64_t h = 0;
-
-	names_hash(fs, CFS_EXACT, name, strlen(name), &h);
-	return h;
-}
-
 /* Timeout of a positive entry answered for given, stored as stored. */
-double dcache_positive(struct cfs *fs, struct cfs_inode *dir, const char *given,
+double dcache_positive(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
 		       const char *stored)
 {
 	if (dir_rule(fs, dir) == CFS_EXACT)
 		return fs->entry_timeout;
 	if (!epoch_works(fs))
 		return 0.0;
-	if (strcmp(given, stored) != 0)
+	if (strcmp(given->s, stored) != 0)
 		record(fs, dir)->variants = true;
 	return fs->entry_timeout;
 }
 
 /* Timeout of a negative entry for given; 0: not cached. */
-double dcache_negative(struct cfs *fs, struct cfs_inode *dir, const char *given)
+double dcache_negative(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given)
 {
 	struct cfs_dcache *r;
 	uint64_t h;
@@ -118,7 +110,8 @@ double dcache_negative(struct cfs *fs, struct cfs_inode *dir, const char *given)
 	if (!epoch_works(fs))
 		return 0.0;
 	r = record(fs, dir);
-	h = spelling(fs, given);
+	/* A spelling's identity for the record: its bytes, hashed. */
+	h = names_spelling(&fs->names, given);
 	if (r->negatives == CFS_NEG_NONE) {
 		r->negatives = CFS_NEG_ONE;
 		r->negative = h;
@@ -129,14 +122,14 @@ double dcache_negative(struct cfs *fs, struct cfs_inode *dir, const char *given)
 }
 
 /* Before answering: name was created in dir, under that very spelling. */
-void dcache_created(struct cfs *fs, struct cfs_inode *dir, const char *name)
+void dcache_created(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name)
 {
 	struct cfs_dcache *r;
 
 	if (atomic_load(&fs->dcache_mode) != CFS_DCACHE_EPOCH)
 		return;
 	r = record(fs, dir);
-	if (r->negatives == CFS_NEG_ONE && r->negative == spelling(fs, name))
+	if (r->negatives == CFS_NEG_ONE && r->negative == names_spelling(&fs->names, name))
 		r->negatives = CFS_NEG_NONE;  /* the kernel fills that dentry */
 	else if (r->negatives != CFS_NEG_NONE && dir_rule(fs, dir) != CFS_EXACT)
 		bump(fs);
@@ -146,12 +139,12 @@ void dcache_created(struct cfs *fs, struct cfs_inode *dir, const char *name)
  * Before answering: the entry stored as stored in dir was removed or
  * renamed away through the spelling given.
  */
-void dcache_removed(struct cfs *fs, struct cfs_inode *dir, const char *given,
+void dcache_removed(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
 		    const char *stored)
 {
 	if (atomic_load(&fs->dcache_mode) != CFS_DCACHE_EPOCH)
 		return;
-	if (strcmp(given, stored) != 0 || record(fs, dir)->variants)
+	if (strcmp(given->s, stored) != 0 || record(fs, dir)->variants)
 		bump(fs);
 }
 

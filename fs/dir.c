@@ -13,127 +13,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
-
-/*
- * Reads the flag of the directory open as fd, whose attributes were st
- * just before, into d.  That ctime lets dir_resolve notice a flag set or
- * cleared in the backing tree, and a default ACL set or removed (both move
- * it), which creations must know about (dir_default_acl).
- * A flag the daemon may not read (an unprivileged daemon, a directory
- * without read permission for it) leaves the rule unknown: dir_resolve
- * then answers only what both rules agree on.
- */
-static int load_flag(struct cfs_dir *d, int fd, const struct stat *st)
-{
-	int err;
-
-	d->flag_ctime = st->st_ctim;
-	d->acl_known = false;
-	err = flagstore_get(fd, &d->casefold);
-	d->flag_unknown = err == -EACCES;
-	return d->flag_unknown ? 0 : err;
-}
-
-/*
- * The indexes of directories the kernel has forgotten, kept for when it
- * looks them up again.  The kernel forgets a directory whenever its last
- * dentry goes — memory pressure, or any dentry epoch bump, which any user
- * can cause with a rename through another spelling — and rebuilding a
- * large directory's index costs a readdir of all of it.  A parked index is
- * taken back only by a node of the same (st_dev, st_ino), file handle and
- * flag — a directory that reused the inode number has another handle (its
- * generation), though maybe the same coarse mtime — and is then revalidated
- * by mtime like any other.  A few slots, oldest out first: the
- * memory is what those directories' nodes held while they lived.  One lot
- * per process, as the daemon serves one mount.
- */
-#define PARK_SLOTS 8
-#define PARK_HANDLE_MAX 64
-
-static struct {
-	pthread_mutex_t lock;
-	struct parked {
-		dev_t dev;
-		ino_t ino;
-		bool casefold;
-		uint8_t handle_len;
-		unsigned char handle[PARK_HANDLE_MAX];
-		struct cfs_dirindex *index;
-	} slot[PARK_SLOTS];
-	unsigned next;
-} park = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static void park_index(const struct cfs_inode *dir)
-{
-	struct parked *p, old;
-
-	if (!dir->d->index || dir->handle_len > PARK_HANDLE_MAX) {
-		dirindex_free(dir->d->index);
-		return;
-	}
-	pthread_mutex_lock(&park.lock);
-	p = &park.slot[park.next++ % PARK_SLOTS];
-	old = *p;
-	*p = (struct parked){ .dev = dir->dev, .ino = dir->ino, .casefold = dir->d->casefold,
-			      .handle_len = dir->handle_len, .index = dir->d->index };
-	memcpy(p->handle, dir->handle, dir->handle_len);
-	pthread_mutex_unlock(&park.lock);
-	dirindex_free(old.index);
-}
-
-static struct cfs_dirindex *unpark_index(const struct cfs_inode *dir, const struct stat *st,
-					 bool casefold)
-{
-	struct cfs_dirindex *idx = NULL;
-
-	pthread_mutex_lock(&park.lock);
-	for (unsigned i = 0; i < PARK_SLOTS && !idx; i++) {
-		struct parked *p = &park.slot[i];
-
-		if (p->index && p->dev == st->st_dev && p->ino == st->st_ino) {
-			if (p->casefold == casefold && p->handle_len == dir->handle_len &&
-			    memcmp(p->handle, dir->handle, dir->handle_len) == 0)
-				idx = p->index;
-			else
-				dirindex_free(p->index);
-			p->index = NULL;
-		}
-	}
-	pthread_mutex_unlock(&park.lock);
-	return idx;
-}
-
-/* At unmount: nothing will look anything up again. */
-void dir_park_clear(void)
-{
-	for (unsigned i = 0; i < PARK_SLOTS; i++) {
-		dirindex_free(park.slot[i].index);
-		park.slot[i].index = NULL;
-	}
-}
-
-/* A directory node's own state, for the directory open as fd, as st says. */
-int dir_init(struct cfs_inode *dir, int fd, const struct stat *st)
-{
-	struct cfs_dir *d = dir->d;
-	int err = load_flag(d, fd, st);
-
-	if (err < 0)
-		return err;
-	pthread_mutex_init(&d->lock, NULL);
-	d->fd = -1;
-	d->gone_reported = false;
-	d->index = unpark_index(dir, st, d->casefold);
-	return 0;
-}
-
-/* The kernel forgot dir (or we unmount): its index is parked. */
-void dir_fini(struct cfs_inode *dir)
-{
-	park_index(dir);
-	pthread_mutex_destroy(&dir->d->lock);
-}
+#include "dir.h"
+#include "util.h"
 
 /*
  * A directory removed from the backing tree while the kernel still knows
@@ -158,7 +39,7 @@ int dir_lock(struct cfs *fs, struct cfs_inode *dir)
 
 	if (!dir->d)
 		return -ENOTDIR;
-	fd = inode_pin(fs, dir);
+	fd = inode_pin(&fs->nodes, dir);
 	pthread_mutex_lock(&dir->d->lock);
 	if (fd == -ESTALE)
 		fd = report_gone(dir);
@@ -199,7 +80,7 @@ void dir_unlock(struct cfs *fs, struct cfs_inode *dir)
 		restamp(dir);
 	dir->d->fd = -1;
 	pthread_mutex_unlock(&dir->d->lock);
-	inode_unpin(fs, dir, fd);
+	inode_unpin(&fs->nodes, dir, fd);
 }
 
 /* Locks two directories (or one) in a fixed order: lower address first. */
@@ -245,7 +126,13 @@ int dir_store_flag(struct cfs_inode *dir, bool on)
 /* Caller holds dir's lock. */
 enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir)
 {
-	return names_rule(fs, dir->d->casefold);
+	return names_rule(&fs->names, dir->d->casefold);
+}
+
+/* The superblock's names are hidden at the root of the mount. */
+bool dir_hides(const struct cfs *fs, const struct cfs_inode *dir, const char *name)
+{
+	return dir == fs->nodes.root && super_reserved(name);
 }
 
 /*
@@ -261,7 +148,7 @@ static int revalidate_flag(struct cfs_inode *dir, const struct stat *st)
 	if (st->st_ctim.tv_sec == d->flag_ctime.tv_sec &&
 	    st->st_ctim.tv_nsec == d->flag_ctime.tv_nsec)
 		return 0;
-	err = load_flag(d, d->fd, st);
+	err = inode_load_flag(d, d->fd, st);
 	if (err == 0 && d->casefold != was) {
 		dirindex_free(d->index);
 		d->index = NULL;
@@ -308,7 +195,7 @@ static int build_index(const struct cfs *fs, struct cfs_inode *dir, enum cfs_rul
 	d->index = dirindex_new();
 	if (!d->index)
 		return -ENOMEM;
-	return dirindex_refresh(d->index, fs, rule, dir, st);
+	return dirindex_refresh(d->index, &fs->names, rule, d->fd, dir == fs->nodes.root, st);
 }
 
 /*
@@ -333,7 +220,8 @@ static int check_dir(const struct cfs *fs, struct cfs_inode *dir)
 		return report_gone(dir);
 	err = revalidate_flag(dir, &d->st);
 	if (err == 0 && d->index)
-		err = dirindex_refresh(d->index, fs, dir_rule(fs, dir), dir, &d->st);
+		err = dirindex_refresh(d->index, &fs->names, dir_rule(fs, dir), d->fd,
+				       dir == fs->nodes.root, &d->st);
 	d->checked = err == 0;
 	return err;
 }
@@ -348,8 +236,8 @@ static int check_dir(const struct cfs *fs, struct cfs_inode *dir)
  * way.  Returns 0 with stored filled, -ENOENT, -EINVAL or -ENAMETOOLONG for
  * a name the directory cannot hold (names_check_lookup), or another -errno.
  */
-static int resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored,
-		   struct stat *st, bool *have_st)
+static int resolve(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
+		   char *stored, struct stat *st, bool *have_st)
 {
 	struct cfs_dir *d = dir->d;
 	enum cfs_rule rule;
@@ -360,22 +248,22 @@ static int resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char
 	if (err < 0)
 		return err;
 	rule = dir_rule(fs, dir);
-	err = names_check_lookup(fs, rule, name);
+	err = names_check_lookup(&fs->names, rule, name);
 	if (err < 0)
 		return err;
 	if (rule != CFS_EXACT && d->index && !d->flag_unknown) {
-		err = dirindex_find(d->index, fs, rule, name, stored, &several);
-		if (err == 0 && several && strcmp(stored, name) != 0 &&
-		    !super_hidden(fs, dir, name) &&
-		    fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) == 0) {
-			strcpy(stored, name);
+		err = dirindex_find(d->index, &fs->names, rule, name, stored, &several);
+		if (err == 0 && several && strcmp(stored, name->s) != 0 &&
+		    !dir_hides(fs, dir, name->s) &&
+		    fstatat(d->fd, name->s, st, AT_SYMLINK_NOFOLLOW) == 0) {
+			strcpy(stored, name->s);
 			*have_st = true;
 		}
 		return err;
 	}
-	if (!super_hidden(fs, dir, name)) {
-		if (fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) == 0) {
-			strcpy(stored, name);
+	if (!dir_hides(fs, dir, name->s)) {
+		if (fstatat(d->fd, name->s, st, AT_SYMLINK_NOFOLLOW) == 0) {
+			strcpy(stored, name->s);
 			*have_st = true;
 			return 0;
 		}
@@ -391,10 +279,10 @@ static int resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char
 	err = build_index(fs, dir, rule, &d->st);
 	if (err < 0)
 		return err;
-	return dirindex_find(d->index, fs, rule, name, stored, &several);
+	return dirindex_find(d->index, &fs->names, rule, name, stored, &several);
 }
 
-int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored)
+int dir_resolve(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name, char *stored)
 {
 	struct stat st;
 	bool have_st;
@@ -403,8 +291,8 @@ int dir_resolve(struct cfs *fs, struct cfs_inode *dir, const char *name, char *s
 }
 
 /* dir_resolve, and the stored entry's attributes in st. */
-int dir_resolve_stat(struct cfs *fs, struct cfs_inode *dir, const char *name, char *stored,
-		     struct stat *st)
+int dir_resolve_stat(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
+		     char *stored, struct stat *st)
 {
 	bool have_st;
 	int err = resolve(fs, dir, name, stored, st, &have_st);
@@ -439,18 +327,18 @@ int dir_index_stats(struct cfs *fs, struct cfs_inode *dir, char *buf, size_t len
 }
 
 /* After name was created in dir through the mount (dir's lock held). */
-void dir_added(struct cfs *fs, struct cfs_inode *dir, const char *name)
+void dir_added(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name)
 {
 	if (dir->d->index)
-		dirindex_add(dir->d->index, fs, dir_rule(fs, dir), name);
+		dirindex_add(dir->d->index, &fs->names, dir_rule(fs, dir), name);
 	dir->d->changed = true;
 }
 
 /* After name was removed from dir through the mount (dir's lock held). */
-void dir_removed(struct cfs *fs, struct cfs_inode *dir, const char *name)
+void dir_removed(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name)
 {
 	if (dir->d->index)
-		dirindex_remove(dir->d->index, fs, dir_rule(fs, dir), name);
+		dirindex_remove(dir->d->index, &fs->names, dir_rule(fs, dir), name);
 	dir->d->changed = true;
 }
 
@@ -507,7 +395,7 @@ int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir)
 	}
 	while (empty && (d = readdir(dp)) != NULL)
 		if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0 &&
-		    !super_hidden(fs, dir, d->d_name))
+		    !dir_hides(fs, dir, d->d_name))
 			empty = 0;
 	closedir(dp);
 	return empty;

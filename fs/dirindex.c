@@ -30,7 +30,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
+#include "dirindex.h"
+#include "lowlevel.h"
+#include "super.h"
 
 struct entry {
 	struct entry *next;     /* the next group in the bucket (group heads) */
@@ -181,13 +183,13 @@ static void report_collision(struct cfs_dirindex *idx, const struct entry *g,
 }
 
 /* The group in bucket b whose names match name under the rule, or NULL. */
-static struct entry **find_group(const struct cfs_dirindex *idx, const struct cfs *fs,
+static struct entry **find_group(const struct cfs_dirindex *idx, const struct cfs_names *nm,
 				 enum cfs_rule rule, uint64_t hash, const char *name, size_t len)
 {
 	struct entry **p = &idx->buckets[hash & (idx->size - 1)];
 
 	for (; *p; p = &(*p)->next)
-		if ((*p)->hash == hash && names_match(fs, rule, name, len, (*p)->name, (*p)->len))
+		if ((*p)->hash == hash && names_match(nm, rule, name, len, (*p)->name, (*p)->len))
 			return p;
 	return NULL;
 }
@@ -218,10 +220,10 @@ static void report_unreachable(struct cfs_dirindex *idx, const char *name)
 }
 
 /* Chains e, whose bucket array has room for it: into its group if any. */
-static void link_entry(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
-		       struct entry *e)
+static void link_entry(struct cfs_dirindex *idx, const struct cfs_names *nm,
+		       enum cfs_rule rule, struct entry *e)
 {
-	struct entry **p = find_group(idx, fs, rule, e->hash, e->name, e->len), *g;
+	struct entry **p = find_group(idx, nm, rule, e->hash, e->name, e->len), *g;
 
 	idx->count++;
 	if (p) {
@@ -239,15 +241,14 @@ static void link_entry(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_
 	idx->buckets[e->hash & (idx->size - 1)] = e;
 }
 
-static void insert(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
-		   const char *name)
+static void insert(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cfs_rule rule,
+		   struct cfs_name *name)
 {
-	size_t len = strlen(name);
+	size_t len = name->len;
 	struct entry *e;
-	uint64_t hash;
 
-	if (names_hash(fs, rule, name, len, &hash) < 0) {
-		report_unreachable(idx, name);
+	if (names_hash(nm, rule, name) < 0) {
+		report_unreachable(idx, name->s);
 		return;
 	}
 	if (idx->count >= idx->size && !grow(idx))
@@ -256,10 +257,11 @@ static void insert(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 	if (!e)
 		goto nomem;
 	e->heap = true;
-	e->hash = hash;
+	e->hash = name->hash;
 	e->len = (uint32_t)len;
-	memcpy(e->name, name, len + 1);
-	link_entry(idx, fs, rule, e);
+	memcpy(e->name, name->s, len);
+	e->name[len] = '\0';
+	link_entry(idx, nm, rule, e);
 	return;
 nomem:
 	/* An incomplete index could hide a name: force a rebuild next time. */
@@ -284,8 +286,8 @@ static void set_stamps(struct cfs_dirindex *idx, const struct stat *st)
  * least 64: what growing would reach), chains them in that same order, so
  * that chains and findings are those of inserting one name at a time.
  */
-static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
-		   const struct cfs_inode *dir, const struct stat *st)
+static int rebuild(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cfs_rule rule,
+		   int dfd, bool root, const struct stat *st)
 {
 	struct entry *first = NULL, **tail = &first, *e, *next;
 	size_t reachable = 0, size = 64;
@@ -296,7 +298,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 	clear(idx);
 	idx->collisions = idx->unreachable = 0;
 	idx->rebuilds++;
-	fd = openat(dir->d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	dp = fdopendir(fd);
@@ -308,8 +310,10 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 	while ((d = readdir(dp)) != NULL) {
 		size_t len;
 
+		struct cfs_name n;
+
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
-		    super_hidden(fs, dir, d->d_name))
+		    (root && super_reserved(d->d_name)))
 			continue;
 		len = strlen(d->d_name);
 		e = arena_entry(idx, len);
@@ -319,7 +323,9 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 		}
 		e->len = (uint32_t)len;
 		memcpy(e->name, d->d_name, len + 1);
-		e->unreachable = names_hash(fs, rule, e->name, len, &e->hash) < 0;
+		n = names_name(e->name);
+		e->unreachable = names_hash(nm, rule, &n) < 0;
+		e->hash = n.hash;
 		if (!e->unreachable)
 			reachable++;
 		e->next = NULL;
@@ -339,7 +345,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
 		if (e->unreachable)
 			report_unreachable(idx, e->name);
 		else
-			link_entry(idx, fs, rule, e);
+			link_entry(idx, nm, rule, e);
 	}
 	if (!log_finding(idx))
 		fuse_log(FUSE_LOG_WARNING, "casefoldfs: in all, %zu stored names equal under "
@@ -353,12 +359,12 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule
  * Makes the index match the backing directory, whose current attributes
  * are st, rebuilding it if stale.
  */
-int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
-		     const struct cfs_inode *dir, const struct stat *st)
+int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cfs_rule rule,
+		     int dfd, bool root, const struct stat *st)
 {
 	if (dirindex_current(idx, st))
 		return 0;
-	return rebuild(idx, fs, rule, dir, st);
+	return rebuild(idx, nm, rule, dfd, root, st);
 }
 
 /*
@@ -368,19 +374,18 @@ int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_ru
  * them: the index says *several), else the smallest in byte order (memcmp,
  * shorter first on a common prefix), which does not depend on readdir order.
  */
-int dirindex_find(const struct cfs_dirindex *idx, const struct cfs *fs,
-		  enum cfs_rule rule, const char *name, char *stored, bool *several)
+int dirindex_find(const struct cfs_dirindex *idx, const struct cfs_names *nm,
+		  enum cfs_rule rule, struct cfs_name *name, char *stored, bool *several)
 {
-	size_t len = strlen(name);
 	struct entry **p, *best;
-	uint64_t hash;
 	int err;
 
 	*several = false;
-	err = names_hash(fs, rule, name, len, &hash);
+	err = names_hash(nm, rule, name);
 	if (err < 0)
 		return err;
-	if (idx->size == 0 || !(p = find_group(idx, fs, rule, hash, name, len)))
+	if (idx->size == 0 ||
+	    !(p = find_group(idx, nm, rule, name->hash, name->s, name->len)))
 		return -ENOENT;
 	best = (*p)->least;
 	*several = (*p)->sib != NULL;
@@ -388,27 +393,25 @@ int dirindex_find(const struct cfs_dirindex *idx, const struct cfs *fs,
 	return 0;
 }
 
-void dirindex_add(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
-		  const char *name)
+void dirindex_add(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cfs_rule rule,
+		  struct cfs_name *name)
 {
 	if (idx->complete)
-		insert(idx, fs, rule, name);
+		insert(idx, nm, rule, name);
 }
 
-void dirindex_remove(struct cfs_dirindex *idx, const struct cfs *fs, enum cfs_rule rule,
-		     const char *name)
+void dirindex_remove(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cfs_rule rule,
+		     struct cfs_name *name)
 {
-	size_t len = strlen(name);
-	uint64_t hash;
-
+	size_t len = name->len;
 	struct entry **p, **q, *g, *e;
 
-	if (idx->size == 0 || names_hash(fs, rule, name, len, &hash) < 0 ||
-	    !(p = find_group(idx, fs, rule, hash, name, len)))
+	if (idx->size == 0 || names_hash(nm, rule, name) < 0 ||
+	    !(p = find_group(idx, nm, rule, name->hash, name->s, len)))
 		return;
 	g = *p;
 	for (q = p; *q; q = &(*q)->sib)
-		if ((*q)->len == len && memcmp((*q)->name, name, len) == 0)
+		if ((*q)->len == len && memcmp((*q)->name, name->s, len) == 0)
 			break;
 	e = *q;
 	if (!e)

@@ -24,7 +24,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
+#include "flagstore.h"
+#include "util.h"
 
 static const char *const prefixes[] = {
 	[CFS_STORE_TRUSTED] = CFS_TRUSTED_PREFIX,

@@ -16,23 +16,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
+#include "flagstore.h"
+#include "inode.h"
+#include "util.h"
 
-/* A file handle with room for any filesystem's. */
-union handle_buf {
-	struct file_handle fh;
-	unsigned char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-};
-
-static size_t bucket(const struct cfs *fs, dev_t dev, ino_t ino)
+static size_t bucket(const struct cfs_nodes *nt, dev_t dev, ino_t ino)
 {
 	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15u ^ (uint64_t)dev;
 
-	return (size_t)(h ^ h >> 29) & (fs->table_size - 1);
+	return (size_t)(h ^ h >> 29) & (nt->size - 1);
 }
 
 /* The handle of the object fd is on, if it can serve as its locator. */
-static int get_handle(const struct cfs *fs, int fd, union handle_buf *h)
+static int get_handle(const struct cfs_nodes *nt, int fd, union inode_handle *h)
 {
 	int mount_id;
 
@@ -41,7 +37,7 @@ static int get_handle(const struct cfs *fs, int fd, union handle_buf *h)
 		return -errno;
 	/* Handles open only on the mount they came from: other mounts below
 	 * the root (bind mounts, say) use path locators. */
-	if (mount_id != fs->mount_id || h->fh.handle_bytes > UINT8_MAX)
+	if (mount_id != nt->mount_id || h->fh.handle_bytes > UINT8_MAX)
 		return -EXDEV;
 	return 0;
 }
@@ -49,30 +45,82 @@ static int get_handle(const struct cfs *fs, int fd, union handle_buf *h)
 /*
  * Can this daemon open handles of the root's mount?  It needs
  * CAP_DAC_READ_SEARCH, and a descriptor on the mount that is not O_PATH
- * (fs->mount_fd, kept open for open_by_handle_at).
+ * (nt->mount_fd, kept open for open_by_handle_at).
  */
-static bool probe_handles(struct cfs *fs, int rootfd)
+static bool probe_handles(struct cfs_nodes *nt, int rootfd)
 {
-	union handle_buf h;
+	union inode_handle h;
 	int fd;
 
 	h.fh.handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(rootfd, "", &h.fh, &fs->mount_id, AT_EMPTY_PATH) < 0)
+	if (name_to_handle_at(rootfd, "", &h.fh, &nt->mount_id, AT_EMPTY_PATH) < 0)
 		return false;
-	fs->mount_fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fs->mount_fd < 0)
+	nt->mount_fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (nt->mount_fd < 0)
 		return false;
-	fd = open_by_handle_at(fs->mount_fd, &h.fh, O_PATH | O_CLOEXEC);
+	fd = open_by_handle_at(nt->mount_fd, &h.fh, O_PATH | O_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);
 		return true;
 	}
-	close(fs->mount_fd);
-	fs->mount_fd = -1;
+	close(nt->mount_fd);
+	nt->mount_fd = -1;
 	return false;
 }
 
-int inode_table_init(struct cfs *fs, int rootfd, bool handles, uint32_t fd_cache)
+/*
+ * Reads the flag of the directory open as fd, whose attributes were st
+ * just before, into d.  That ctime lets dir.c notice a flag set or cleared
+ * in the backing tree, and a default ACL set or removed (both move it),
+ * which creations must know about (dir_default_acl).  A flag the daemon
+ * may not read (an unprivileged daemon, a directory without read
+ * permission for it) leaves the rule unknown: dir.c then answers only what
+ * both rules agree on.
+ */
+int inode_load_flag(struct cfs_dir *d, int fd, const struct stat *st)
+{
+	int err;
+
+	d->flag_ctime = st->st_ctim;
+	d->acl_known = false;
+	err = flagstore_get(fd, &d->casefold);
+	d->flag_unknown = err == -EACCES;
+	return d->flag_unknown ? 0 : err;
+}
+
+static struct dirpark_owner park_owner(const struct cfs_inode *dir, dev_t dev, ino_t ino)
+{
+	return (struct dirpark_owner){ .dev = dev, .ino = ino, .casefold = dir->d->casefold,
+				       .handle_len = dir->handle_len, .handle = dir->handle };
+}
+
+/* A directory node's own state, for the directory open as fd, as st says. */
+static int dir_record_init(struct cfs_inode *dir, int fd, const struct stat *st)
+{
+	struct cfs_dir *d = dir->d;
+	struct dirpark_owner o;
+	int err = inode_load_flag(d, fd, st);
+
+	if (err < 0)
+		return err;
+	pthread_mutex_init(&d->lock, NULL);
+	d->fd = -1;
+	d->gone_reported = false;
+	o = park_owner(dir, st->st_dev, st->st_ino);
+	d->index = dirpark_take(&o);
+	return 0;
+}
+
+/* The kernel forgot dir (or we unmount): its index is parked. */
+static void dir_record_fini(struct cfs_inode *dir)
+{
+	struct dirpark_owner o = park_owner(dir, dir->dev, dir->ino);
+
+	dirpark_put(&o, dir->d->index);
+	pthread_mutex_destroy(&dir->d->lock);
+}
+
+int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd_cache)
 {
 	struct cfs_inode *root;
 	struct stat st;
@@ -80,29 +128,29 @@ int inode_table_init(struct cfs *fs, int rootfd, bool handles, uint32_t fd_cache
 
 	if (fstat(rootfd, &st) < 0)
 		return -errno;
-	fs->mount_fd = -1;
-	fs->use_handles = handles && probe_handles(fs, rootfd);
-	fs->table_size = 1024;
-	fs->table_count = 0;
-	fs->held_count = 0;
-	fs->table = calloc(fs->table_size, sizeof(*fs->table));
-	if (!fs->table)
+	nt->mount_fd = -1;
+	nt->use_handles = handles && probe_handles(nt, rootfd);
+	nt->size = 1024;
+	nt->count = 0;
+	nt->held = 0;
+	nt->table = calloc(nt->size, sizeof(*nt->table));
+	if (!nt->table)
 		return -ENOMEM;
-	err = fdcache_init(&fs->fdc, fd_cache);
+	err = fdcache_init(&nt->fdc, fd_cache, &nt->lock);
 	if (err < 0)
 		return err;
-	root = fs->root = calloc(1, sizeof(*root));
+	root = nt->root = calloc(1, sizeof(*root));
 	if (!root)
 		return -ENOMEM;
-	pthread_mutex_init(&fs->table_lock, NULL);
+	pthread_mutex_init(&nt->lock, NULL);
 	root->dev = st.st_dev;
 	root->ino = st.st_ino;
 	root->type = S_IFDIR;
-	root->fd = rootfd;
-	root->slot = CFS_SLOT_HELD;
+	root->fde.fd = rootfd;
+	root->fde.slot = FDC_HELD;
 	root->nlookup = 1;
-	root->d = &fs->root_dir;
-	return dir_init(root, rootfd, &st);
+	root->d = &nt->root_dir;
+	return dir_record_init(root, rootfd, &st);
 }
 
 /* Frees a node taken out of the table; returns its parent to release. */
@@ -110,10 +158,10 @@ static struct cfs_inode *destroy(struct cfs_inode *in)
 {
 	struct cfs_inode *parent = in->parent;
 
-	if (in->fd >= 0)
-		close(in->fd);
+	if (in->fde.fd >= 0)
+		close(in->fde.fd);
 	if (in->d) {
-		dir_fini(in);
+		dir_record_fini(in);
 		free(in->d);
 	}
 	free(in->name);
@@ -122,23 +170,23 @@ static struct cfs_inode *destroy(struct cfs_inode *in)
 }
 
 /* Unhooks in if nothing needs it any more (table lock held): true if so. */
-static bool unhook_if_unused(struct cfs *fs, struct cfs_inode *in)
+static bool unhook_if_unused(struct cfs_nodes *nt, struct cfs_inode *in)
 {
 	struct cfs_inode **p;
 
-	if (in == fs->root || in->nlookup || in->pins || in->children)
+	if (in == nt->root || in->nlookup || in->fde.pins || in->children)
 		return false;
-	p = in->unhashed ? &fs->unhashed : &fs->table[bucket(fs, in->dev, in->ino)];
+	p = in->unhashed ? &nt->unhashed : &nt->table[bucket(nt, in->dev, in->ino)];
 	while (*p != in)
 		p = &(*p)->next;
 	*p = in->next;
-	fs->table_count--;
+	nt->count--;
 	if (!in->handle_len)
-		fs->path_nodes--;
-	if (in->slot >= 0)
-		fdcache_remove(fs, in);
-	else if (in->slot == CFS_SLOT_HELD)
-		fs->held_count--;
+		nt->path_nodes--;
+	if (in->fde.slot >= 0)
+		fdcache_remove(&nt->fdc, &in->fde);
+	else if (in->fde.slot == FDC_HELD)
+		nt->held--;
 	return true;
 }
 
@@ -146,18 +194,18 @@ static bool unhook_if_unused(struct cfs *fs, struct cfs_inode *in)
  * Drops one pin from in (or, with in's parent, one child reference) and
  * frees what is no longer needed, up the chain of path locators.
  */
-static void release(struct cfs *fs, struct cfs_inode *in, bool pin)
+static void release(struct cfs_nodes *nt, struct cfs_inode *in, bool pin)
 {
 	while (in) {
 		bool gone;
 
-		pthread_mutex_lock(&fs->table_lock);
+		pthread_mutex_lock(&nt->lock);
 		if (pin)
-			in->pins--;
+			in->fde.pins--;
 		else
 			in->children--;
-		gone = unhook_if_unused(fs, in);
-		pthread_mutex_unlock(&fs->table_lock);
+		gone = unhook_if_unused(nt, in);
+		pthread_mutex_unlock(&nt->lock);
 		if (!gone)
 			return;
 		in = destroy(in);
@@ -166,9 +214,9 @@ static void release(struct cfs *fs, struct cfs_inode *in, bool pin)
 }
 
 /* Drops a pin taken without a descriptor (inode_pin's failure path). */
-void inode_put(struct cfs *fs, struct cfs_inode *in)
+void inode_put(struct cfs_nodes *nt, struct cfs_inode *in)
 {
-	release(fs, in, true);
+	release(nt, in, true);
 }
 
 static void destroy_chain(struct cfs_inode *in)
@@ -182,49 +230,49 @@ static void destroy_chain(struct cfs_inode *in)
 	}
 }
 
-void inode_table_destroy(struct cfs *fs)
+void inode_table_destroy(struct cfs_nodes *nt)
 {
-	for (size_t i = 0; i < fs->table_size; i++)
-		destroy_chain(fs->table[i]);
-	destroy_chain(fs->unhashed);
-	free(fs->table);
-	fdcache_destroy(&fs->fdc);
-	dir_fini(fs->root);
-	dir_park_clear();
-	close(fs->root->fd);
-	free(fs->root);
-	if (fs->mount_fd >= 0)
-		close(fs->mount_fd);
-	pthread_mutex_destroy(&fs->table_lock);
+	for (size_t i = 0; i < nt->size; i++)
+		destroy_chain(nt->table[i]);
+	destroy_chain(nt->unhashed);
+	free(nt->table);
+	fdcache_destroy(&nt->fdc);
+	dir_record_fini(nt->root);
+	dirpark_clear();
+	close(nt->root->fde.fd);
+	free(nt->root);
+	if (nt->mount_fd >= 0)
+		close(nt->mount_fd);
+	pthread_mutex_destroy(&nt->lock);
 }
 
-struct cfs_inode *inode_get(struct cfs *fs, fuse_ino_t ino)
+struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino)
 {
-	return ino == FUSE_ROOT_ID ? fs->root : (struct cfs_inode *)(uintptr_t)ino;
+	return ino == FUSE_ROOT_ID ? nt->root : (struct cfs_inode *)(uintptr_t)ino;
 }
 
-fuse_ino_t inode_id(struct cfs *fs, struct cfs_inode *in)
+fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)
 {
-	return in == fs->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)in;
+	return in == nt->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)in;
 }
 
 /* Doubles the buckets when the table is full; a failed grow is harmless. */
-static void maybe_grow(struct cfs *fs)
+static void maybe_grow(struct cfs_nodes *nt)
 {
-	size_t old = fs->table_size, size = old * 2;
+	size_t old = nt->size, size = old * 2;
 	struct cfs_inode **t;
 
-	if (fs->table_count < old || !(t = calloc(size, sizeof(*t))))
+	if (nt->count < old || !(t = calloc(size, sizeof(*t))))
 		return;
-	struct cfs_inode **prev = fs->table;
+	struct cfs_inode **prev = nt->table;
 
-	fs->table = t;
-	fs->table_size = size;
+	nt->table = t;
+	nt->size = size;
 	for (size_t i = 0; i < old; i++) {
 		struct cfs_inode *in = prev[i], *next;
 
 		for (; in; in = next) {
-			size_t b = bucket(fs, in->dev, in->ino);
+			size_t b = bucket(nt, in->dev, in->ino);
 
 			next = in->next;
 			in->next = t[b];
@@ -234,11 +282,11 @@ static void maybe_grow(struct cfs *fs)
 	free(prev);
 }
 
-static struct cfs_inode *find_locked(struct cfs *fs, dev_t dev, ino_t ino)
+static struct cfs_inode *find_locked(struct cfs_nodes *nt, dev_t dev, ino_t ino)
 {
-	if (fs->root->dev == dev && fs->root->ino == ino)
-		return fs->root;
-	for (struct cfs_inode *in = fs->table[bucket(fs, dev, ino)]; in; in = in->next)
+	if (nt->root->dev == dev && nt->root->ino == ino)
+		return nt->root;
+	for (struct cfs_inode *in = nt->table[bucket(nt, dev, ino)]; in; in = in->next)
 		if (in->dev == dev && in->ino == ino)
 			return in;
 	return NULL;
@@ -249,17 +297,17 @@ static struct cfs_inode *find_locked(struct cfs *fs, dev_t dev, ino_t ino)
  * so an object that reuses the inode number must get a node of its own.  It
  * lives on, out of the table, until the kernel forgets it.
  */
-static void unhash_locked(struct cfs *fs, struct cfs_inode *in)
+static void unhash_locked(struct cfs_nodes *nt, struct cfs_inode *in)
 {
-	struct cfs_inode **p = &fs->table[bucket(fs, in->dev, in->ino)];
+	struct cfs_inode **p = &nt->table[bucket(nt, in->dev, in->ino)];
 
-	if (in == fs->root || in->unhashed)
+	if (in == nt->root || in->unhashed)
 		return;
 	while (*p != in)
 		p = &(*p)->next;
 	*p = in->next;
-	in->next = fs->unhashed;
-	fs->unhashed = in;
+	in->next = nt->unhashed;
+	nt->unhashed = in;
 	in->unhashed = true;
 }
 
@@ -295,11 +343,11 @@ static struct cfs_inode *relocate(struct cfs_inode *in, struct cfs_inode *dir,
 }
 
 /* A new node for the object fd (consumed on success) is on, as st says. */
-static int new_node(struct cfs *fs, const char *name, int fd,
+static int new_node(struct cfs_nodes *nt, const char *name, int fd,
 		    const struct stat *st, struct cfs_inode **out)
 {
-	union handle_buf h;
-	bool handle = fs->use_handles && get_handle(fs, fd, &h) == 0;
+	union inode_handle h;
+	bool handle = nt->use_handles && get_handle(nt, fd, &h) == 0;
 	size_t len = handle ? h.fh.handle_bytes : 0;
 	struct cfs_inode *in = calloc(1, sizeof(*in) + len);
 
@@ -309,8 +357,8 @@ static int new_node(struct cfs *fs, const char *name, int fd,
 	in->ino = st->st_ino;
 	in->type = st->st_mode & S_IFMT;
 	in->nlookup = 1;
-	in->fd = -1;
-	in->slot = CFS_SLOT_NONE;
+	in->fde.fd = -1;
+	in->fde.slot = FDC_NONE;
 	if (handle) {
 		in->handle_len = (uint8_t)len;
 		in->handle_type = h.fh.handle_type;
@@ -320,7 +368,7 @@ static int new_node(struct cfs *fs, const char *name, int fd,
 		return -ENOMEM;
 	}
 	if (S_ISDIR(st->st_mode)) {
-		int err = (in->d = malloc(sizeof(*in->d))) ? dir_init(in, fd, st) : -ENOMEM;
+		int err = (in->d = malloc(sizeof(*in->d))) ? dir_record_init(in, fd, st) : -ENOMEM;
 
 		if (err < 0) {
 			free(in->d);
@@ -340,25 +388,25 @@ static int new_node(struct cfs *fs, const char *name, int fd,
  * closed; without, it is the caller's (an open file) and only lends the
  * new node its file handle.
  */
-static int lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+static int lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *name, int fd,
 		     bool install, const struct stat *st, struct cfs_inode **out)
 {
 	struct cfs_inode *in, *fresh = NULL, *old = NULL;
 	int err, evicted = -1;
 
-	err = new_node(fs, name, fd, st, &fresh);
+	err = new_node(nt, name, fd, st, &fresh);
 	if (err < 0) {
 		if (install)
 			close(fd);
 		return err;
 	}
-	pthread_mutex_lock(&fs->table_lock);
-	in = find_locked(fs, st->st_dev, st->st_ino);
+	pthread_mutex_lock(&nt->lock);
+	in = find_locked(nt, st->st_dev, st->st_ino);
 	if (in && !same_handle(in, fresh)) {
 		/* The inode number of an object that is gone, reused by a
 		 * new one (the handle's generation differs): the old node
 		 * names nothing now. */
-		unhash_locked(fs, in);
+		unhash_locked(nt, in);
 		in = NULL;
 	}
 	if (in) {
@@ -366,27 +414,27 @@ static int lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, in
 		in->nlookup++;
 		old = relocate(in, dir, name);
 	} else {
-		maybe_grow(fs);
+		maybe_grow(nt);
 		in = fresh;
-		in->next = fs->table[bucket(fs, in->dev, in->ino)];
-		fs->table[bucket(fs, in->dev, in->ino)] = in;
-		fs->table_count++;
+		in->next = nt->table[bucket(nt, in->dev, in->ino)];
+		nt->table[bucket(nt, in->dev, in->ino)] = in;
+		nt->count++;
 		if (!in->handle_len) {
 			in->parent = dir;
 			dir->children++;
-			fs->path_nodes++;
+			nt->path_nodes++;
 		}
 		/* Just looked up: the kernel's next request is likely for it. */
 		if (install) {
-			evicted = fdcache_install(fs, in, fd);
-			if (in->fd == fd)
+			evicted = fdcache_install(&nt->fdc, &in->fde, fd);
+			if (in->fde.fd == fd)
 				fd = -1;
 		}
 		fresh = NULL;
 	}
-	pthread_mutex_unlock(&fs->table_lock);
+	pthread_mutex_unlock(&nt->lock);
 	if (old)
-		release(fs, old, false);
+		release(nt, old, false);
 	if (fresh)
 		destroy(fresh);
 	if (install && fd >= 0)
@@ -401,14 +449,14 @@ static int lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, in
  * Takes one kernel reference on the node of the object fd (O_PATH, consumed)
  * is on, found as name in dir, creating the node if needed; fills st.
  */
-int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+int inode_lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *name, int fd,
 		    struct stat *st, struct cfs_inode **out)
 {
 	if (fstat(fd, st) < 0) {
 		close(fd);
 		return -errno;
 	}
-	return lookup_fd(fs, dir, name, fd, true, st, out);
+	return lookup_fd(nt, dir, name, fd, true, st, out);
 }
 
 /*
@@ -422,7 +470,7 @@ int inode_lookup_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int
  * caller (tests/fs/stress_model.sh, 16 processes).  Without a descriptor
  * to spare, the node does without.
  */
-int inode_lookup_open(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
+int inode_lookup_open(struct cfs_nodes *nt, struct cfs_inode *dir, const char *name, int fd,
 		      const struct stat *st, struct cfs_inode **out)
 {
 	char path[32];
@@ -431,8 +479,8 @@ int inode_lookup_open(struct cfs *fs, struct cfs_inode *dir, const char *name, i
 	fd_procpath(fd, path);
 	pfd = open(path, O_PATH | O_CLOEXEC);
 	if (pfd >= 0)
-		return lookup_fd(fs, dir, name, pfd, true, st, out);
-	return lookup_fd(fs, dir, name, fd, false, st, out);
+		return lookup_fd(nt, dir, name, pfd, true, st, out);
+	return lookup_fd(nt, dir, name, fd, false, st, out);
 }
 
 /*
@@ -441,22 +489,22 @@ int inode_lookup_open(struct cfs *fs, struct cfs_inode *dir, const char *name, i
  * st holds the entry's attributes as just read (dir_resolve_stat); a new
  * node's are read again from its own descriptor.
  */
-int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *name,
+int inode_lookup(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const char *name,
 		 struct stat *st, struct cfs_inode **out)
 {
 	struct cfs_inode *in, *old = NULL;
 	int fd;
 
-	pthread_mutex_lock(&fs->table_lock);
-	in = find_locked(fs, st->st_dev, st->st_ino);
+	pthread_mutex_lock(&nt->lock);
+	in = find_locked(nt, st->st_dev, st->st_ino);
 	if (in) {
 		in->nlookup++;
 		old = relocate(in, dir, name);
 	}
-	pthread_mutex_unlock(&fs->table_lock);
+	pthread_mutex_unlock(&nt->lock);
 	if (in) {
 		if (old)
-			release(fs, old, false);
+			release(nt, old, false);
 		*out = in;
 		return 0;
 	}
@@ -465,113 +513,79 @@ int inode_lookup(struct cfs *fs, struct cfs_inode *dir, int dfd, const char *nam
 	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	return inode_lookup_fd(fs, dir, name, fd, st, out);
+	return inode_lookup_fd(nt, dir, name, fd, st, out);
 }
 
-void inode_forget(struct cfs *fs, struct cfs_inode *in, uint64_t n)
+void inode_forget(struct cfs_nodes *nt, struct cfs_inode *in, uint64_t n)
 {
 	bool gone;
 
-	pthread_mutex_lock(&fs->table_lock);
+	pthread_mutex_lock(&nt->lock);
 	in->nlookup = in->nlookup > n ? in->nlookup - n : 0;
-	gone = unhook_if_unused(fs, in);
-	pthread_mutex_unlock(&fs->table_lock);
+	gone = unhook_if_unused(nt, in);
+	pthread_mutex_unlock(&nt->lock);
 	if (gone && (in = destroy(in)))
-		release(fs, in, false);
+		release(nt, in, false);
+}
+
+/* unhash_locked, for a caller without the table lock. */
+void inode_unhash(struct cfs_nodes *nt, struct cfs_inode *in)
+{
+	pthread_mutex_lock(&nt->lock);
+	unhash_locked(nt, in);
+	pthread_mutex_unlock(&nt->lock);
 }
 
 /*
- * Opens the object of a node with a file handle (handle_len > 0), with
- * flags: the descriptor or -errno, -ESTALE when the object is gone.
+ * Counts an open of in (ops_file.c, "File data"): a writer is counted
+ * before the backing open can truncate.  True if the open must bypass the
+ * page cache: a reader while someone writes.
  */
-int inode_open_handle(struct cfs *fs, struct cfs_inode *in, int flags)
+bool inode_writer_open(struct cfs_nodes *nt, struct cfs_inode *in, bool writer)
 {
-	union handle_buf h;
-	int fd;
+	bool direct;
 
-	h.fh.handle_bytes = in->handle_len;
-	h.fh.handle_type = in->handle_type;
-	memcpy(h.fh.f_handle, in->handle, in->handle_len);
-	do
-		fd = open_by_handle_at(fs->mount_fd, &h.fh, flags | O_CLOEXEC);
-	while (fd < 0 && fdcache_shed(fs, errno));
-	if (fd >= 0)
-		return fd;
-	if (errno != ENOENT && errno != ESTALE)
-		return -errno;
-	/* Gone: the kernel's retry looks the name up again, and must not
-	 * find this node for an object that reused the inode number. */
-	pthread_mutex_lock(&fs->table_lock);
-	unhash_locked(fs, in);
-	pthread_mutex_unlock(&fs->table_lock);
-	return -ESTALE;
+	pthread_mutex_lock(&nt->lock);
+	if (writer)
+		in->writers++;
+	direct = !writer && in->writers > 0;
+	pthread_mutex_unlock(&nt->lock);
+	return direct;
 }
 
-/*
- * Reopens a node's object from its locator (the caller pins in): an O_PATH
- * descriptor, or -ESTALE when the object is gone or the locator now leads
- * to another one.
- */
-int inode_reopen(struct cfs *fs, struct cfs_inode *in)
+void inode_writer_close(struct cfs_nodes *nt, struct cfs_inode *in)
 {
-	char name[CFS_NAME_MAX + 1];
-	struct cfs_inode *parent;
-	struct stat st;
-	int fd, pfd;
-
-	if (in->handle_len)
-		return inode_open_handle(fs, in, O_PATH);
-	pthread_mutex_lock(&fs->table_lock);
-	parent = in->parent;
-	if (parent) {
-		parent->pins++;  /* alive until we are done, whatever renames do */
-		snprintf(name, sizeof(name), "%s", in->name);
-	}
-	pthread_mutex_unlock(&fs->table_lock);
-	if (!parent)
-		return -ESTALE;
-	pfd = inode_pin(fs, parent);
-	inode_put(fs, parent);
-	if (pfd < 0)
-		return pfd;
-	fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	inode_unpin(fs, parent, pfd);
-	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? -ESTALE : -errno;
-	if (fstat(fd, &st) < 0 || st.st_dev != in->dev || st.st_ino != in->ino ||
-	    (st.st_mode & S_IFMT) != in->type) {
-		close(fd);
-		return -ESTALE;
-	}
-	return fd;
+	pthread_mutex_lock(&nt->lock);
+	in->writers--;
+	pthread_mutex_unlock(&nt->lock);
 }
 
 /*
  * After the daemon renamed the object st describes to name in ndir: a path
  * locator follows it.
  */
-void inode_moved(struct cfs *fs, const struct stat *st, struct cfs_inode *ndir,
+void inode_moved(struct cfs_nodes *nt, const struct stat *st, struct cfs_inode *ndir,
 		 const char *name)
 {
 	struct cfs_inode *in, *old = NULL;
 
-	pthread_mutex_lock(&fs->table_lock);
-	in = find_locked(fs, st->st_dev, st->st_ino);
+	pthread_mutex_lock(&nt->lock);
+	in = find_locked(nt, st->st_dev, st->st_ino);
 	if (in)
 		old = relocate(in, ndir, name);
-	pthread_mutex_unlock(&fs->table_lock);
+	pthread_mutex_unlock(&nt->lock);
 	if (old)
-		release(fs, old, false);
+		release(nt, old, false);
 }
 
 /* Whether any node has a path locator, which renames and removals move. */
-bool inode_any_path_nodes(struct cfs *fs)
+bool inode_any_path_nodes(struct cfs_nodes *nt)
 {
 	bool any;
 
-	pthread_mutex_lock(&fs->table_lock);
-	any = fs->path_nodes > 0;
-	pthread_mutex_unlock(&fs->table_lock);
+	pthread_mutex_lock(&nt->lock);
+	any = nt->path_nodes > 0;
+	pthread_mutex_unlock(&nt->lock);
 	return any;
 }
 
@@ -581,41 +595,35 @@ bool inode_any_path_nodes(struct cfs *fs)
  * a descriptor to it, since the name will not reach it afterwards.  A file
  * handle still opens an object that is unlinked but in use.
  */
-void inode_hold_name(struct cfs *fs, int dfd, const char *name)
+void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name)
 {
 	struct cfs_inode *in;
 	struct stat st;
 
-	if (!inode_any_path_nodes(fs) || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (!inode_any_path_nodes(nt) || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
-	pthread_mutex_lock(&fs->table_lock);
-	in = find_locked(fs, st.st_dev, st.st_ino);
-	if (in && in != fs->root && !in->handle_len && in->slot != CFS_SLOT_HELD)
-		in->pins++;
+	pthread_mutex_lock(&nt->lock);
+	in = find_locked(nt, st.st_dev, st.st_ino);
+	if (in && in != nt->root && !in->handle_len && in->fde.slot != FDC_HELD)
+		in->fde.pins++;
 	else
 		in = NULL;
-	pthread_mutex_unlock(&fs->table_lock);
+	pthread_mutex_unlock(&nt->lock);
 	if (!in)
 		return;
-	inode_hold(fs, in);
-	inode_put(fs, in);
+	inode_hold(nt, in);
+	inode_put(nt, in);
 }
 
 /* The node table's figures: the text of the stats xattr (ops_file.c). */
-int inode_stats(struct cfs *fs, char *buf, size_t len)
+int inode_stats(struct cfs_nodes *nt, char *buf, size_t len)
 {
 	int n;
 
-	pthread_mutex_lock(&fs->table_lock);
+	pthread_mutex_lock(&nt->lock);
 	n = snprintf(buf, len, "nodes %zu fds %u held %zu fd_cache %u handles %s",
-		     fs->table_count, fs->fdc.used, fs->held_count, fs->fdc.cap,
-		     fs->use_handles ? "yes" : "no");
-	pthread_mutex_unlock(&fs->table_lock);
+		     nt->count, nt->fdc.used, nt->held, nt->fdc.cap,
+		     nt->use_handles ? "yes" : "no");
+	pthread_mutex_unlock(&nt->lock);
 	return n < 0 || (size_t)n >= len ? -ERANGE : n;
-}
-
-/* /proc/self/fd/N: reopens the exact object an O_PATH descriptor holds. */
-void fd_procpath(int fd, char buf[static 32])
-{
-	snprintf(buf, 32, "/proc/self/fd/%d", fd);
 }

@@ -19,7 +19,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
+#include "caller.h"
+#include "casefold_ext4.h"
+#include "dcache.h"
+#include "dir.h"
+#include "ops.h"
 
 /*
  * A real descriptor on the backing object, for ioctls O_PATH cannot do:
@@ -29,7 +33,7 @@ static int open_backing(struct cfs *fs, struct cfs_inode *in)
 {
 	if (!S_ISREG(in->type) && !S_ISDIR(in->type))
 		return -ENOTTY;
-	return inode_open(fs, in, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	return inode_open(&fs->nodes, in, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 }
 
 /*
@@ -49,7 +53,7 @@ static int backing_flags(struct cfs *fs, struct cfs_inode *in, unsigned int *fla
 	if (ioctl(fd, FS_IOC_GETFLAGS, &v) < 0)
 		err = errno == ENOTTY || errno == EOPNOTSUPP ? 0 : -errno;
 	close(fd);
-	*flags = (unsigned int)v & ~CFS_CASEFOLD_FL;
+	*flags = (unsigned int)v & ~CF_EXT4_CASEFOLD_FL;
 	return err;
 }
 
@@ -93,7 +97,7 @@ static int get_flags(struct cfs *fs, struct cfs_inode *in, unsigned int *flags)
 		return err;
 	err = dir_check_flag(in);
 	if (in->d->casefold)
-		*flags |= CFS_CASEFOLD_FL;
+		*flags |= CF_EXT4_CASEFOLD_FL;
 	dir_unlock(fs, in);
 	return err;
 }
@@ -103,7 +107,7 @@ static int may_change_casefold(struct cfs *fs, struct cfs_inode *in)
 {
 	int r;
 
-	if (!fs->has_encoding)
+	if (!fs->names.has_encoding)
 		return -EOPNOTSUPP;
 	r = dir_is_empty(fs, in);
 	if (r < 0)
@@ -151,8 +155,8 @@ static int set_dir_flags(fuse_req_t req, struct cfs_inode *in, bool on, unsigned
  */
 static int set_flags(fuse_req_t req, struct cfs_inode *in, unsigned int flags)
 {
-	bool on = flags & CFS_CASEFOLD_FL;
-	unsigned int old, rest = flags & ~CFS_CASEFOLD_FL;
+	bool on = flags & CF_EXT4_CASEFOLD_FL;
+	unsigned int old, rest = flags & ~CF_EXT4_CASEFOLD_FL;
 	int err = backing_flags(cfs_of(req), in, &old);
 
 	if (err < 0)
@@ -201,12 +205,12 @@ static int set_fsxattr(fuse_req_t req, struct cfs_inode *in, struct fsxattr *fa)
 	return err;
 }
 
-void cfs_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
+void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	       struct fuse_file_info *fi, unsigned flags, const void *in_buf,
 	       size_t in_bufsz, size_t out_bufsz)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(fs, ino);
+	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	unsigned int v;
 	struct fsxattr fa;
 	int err;

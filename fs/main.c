@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +22,9 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
+#include "caps.h"
+#include "flagstore.h"
+#include "ops.h"
 #include "usage.h"
 
 struct cli {
@@ -150,7 +153,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 		.normalize_all = cli->normalize_all,
 	};
 	bool given_encoding = cli->encoding || cli->casefold_bare;
-	unsigned flags;
+	uint64_t key[2];
 	char err[256];
 	int r;
 
@@ -178,20 +181,16 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	}
 	if (setup_store(fs, cli, rootfd) < 0)
 		return -1;
-	fs->has_encoding = strcmp(fs->opt.encoding, "none") != 0;
-	flags = (fs->opt.strict ? CF_STRICT : 0) | (fs->opt.keep_ignorables ? CF_KEEP_IGNORABLES : 0);
-	if (fs->has_encoding && (r = cf_encoding_init(&fs->enc, fs->opt.encoding, flags)) < 0) {
-		fprintf(stderr, "casefoldfs: encoding %s: %s\n", fs->opt.encoding, cf_strerror(r));
-		return -1;
-	}
 	/* Names in a directory may be chosen to collide in the index: a fresh
 	 * secret key per mount makes that guesswork. */
-	if (getrandom(fs->hash_key, sizeof(fs->hash_key), 0) != (ssize_t)sizeof(fs->hash_key)) {
+	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
 		fprintf(stderr, "casefoldfs: getrandom: %s\n", strerror(errno));
 		return -1;
 	}
-	if ((r = cf_encoding_init(&fs->bytes_enc, "ascii", 0)) < 0) {
-		fprintf(stderr, "casefoldfs: encoding ascii: %s\n", cf_strerror(r));
+	r = names_init(&fs->names, fs->opt.encoding, fs->opt.strict, fs->opt.keep_ignorables,
+		       fs->opt.normalize_all, key);
+	if (r < 0) {
+		fprintf(stderr, "casefoldfs: encoding %s: %s\n", fs->opt.encoding, cf_strerror(r));
 		return -1;
 	}
 	fs->attr_timeout = 1.0;
@@ -199,7 +198,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	fs->flush_writers = !backing_local(rootfd);
 	atomic_init(&fs->dcache_mode, cli->noepoch ? CFS_DCACHE_ZERO : CFS_DCACHE_PROBE);
 	atomic_init(&fs->epoch, 1);  /* directories' records start at 0: empty */
-	r = inode_table_init(fs, rootfd, !cli->nohandles, fd_cache_size(cli->fd_cache));
+	r = inode_table_init(&fs->nodes, rootfd, !cli->nohandles, fd_cache_size(cli->fd_cache));
 	if (r < 0) {
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, strerror(-r));
 		return -1;
@@ -257,48 +256,14 @@ static void log_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
 	syslog((int)level, "%s", m);
 }
 
-/*
- * What the kernel and the daemon agree on at mount time.
- *
- * Listings need no per-open state (readdir.c): where the kernel can do
- * without OPENDIR, every opendir is spared its OPENDIR and RELEASEDIR.
- *
- * POSIX ACLs: with FUSE_CAP_POSIX_ACL the kernel reads a file's ACLs
- * through getxattr and enforces them in its permission checks
- * (default_permissions), as ext4 does.  FUSE_CAP_DONT_MASK leaves the umask
- * to the daemon, which applies it only where the parent has no default ACL:
- * as on Linux, a default ACL replaces the umask (ops_dir.c).
- *
- * Killing set-user-ID and set-group-ID bits: the daemon writes, truncates
- * and chowns as root, which keeps them (CAP_FSETID), so the kernel must not
- * leave the job to us.  libfuse 3.14 does not ask for
- * FUSE_CAP_HANDLE_KILLPRIV (measured: the INIT reply lacks it); clearing it
- * keeps it that way, and the kernel clears the bits itself, judging the
- * caller's capabilities (tests/fs/acl.sh checks one case).
- */
-static void cfs_init(void *userdata, struct fuse_conn_info *conn)
-{
-	struct cfs *fs = userdata;
-
-	fs->no_opendir = conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT;
-	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
-	if (conn->capable & FUSE_CAP_POSIX_ACL)
-		conn->want |= FUSE_CAP_POSIX_ACL;
-	if (conn->capable & FUSE_CAP_DONT_MASK)
-		conn->want |= FUSE_CAP_DONT_MASK;
-}
-
 static int run_session(struct cfs *fs, struct fuse_args *args,
 		       const struct fuse_cmdline_opts *co)
 {
-	struct fuse_lowlevel_ops ops = { .init = cfs_init, .ioctl = cfs_ioctl };
 	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
 	int ret = 1;
 
-	ops_dir_fill(&ops);
-	ops_file_fill(&ops);
-	se = fuse_session_new(args, &ops, sizeof(ops), fs);
+	se = fuse_session_new(args, ops_table(), sizeof(struct fuse_lowlevel_ops), fs);
 	if (!se)
 		return 1;
 	fs->se = se;
@@ -386,7 +351,7 @@ int main(int argc, char *argv[])
 	umask(0);
 	if (add_mount_options(&args, cli.backing) == 0)
 		ret = run_session(&fs, &args, &co);
-	inode_table_destroy(&fs);  /* closes rootfd */
+	inode_table_destroy(&fs.nodes);  /* closes rootfd */
 out:
 	free(cli.encoding);
 	free(cli.flagstore);

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +16,27 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
+#include "caller.h"
+#include "dcache.h"
+#include "dir.h"
+#include "flagstore.h"
+#include "ops.h"
+#include "util.h"
+
+/*
+ * The stored name as a request's name value: the given one itself when the
+ * bytes are the same (its keys already computed), else a new one.
+ */
+static struct cfs_name stored_name(const struct cfs_name *given, const char *stored)
+{
+	return strcmp(given->s, stored) == 0 ? *given : names_name(stored);
+}
 
 /* Fills e's reply fields for the node in, reached in dir as given. */
-static void fill_entry(struct cfs *fs, struct cfs_inode *dir, const char *given,
+static void fill_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
 		       const char *stored, struct cfs_inode *in, struct fuse_entry_param *e)
 {
-	e->ino = inode_id(fs, in);
+	e->ino = inode_id(&fs->nodes, in);
 	e->attr_timeout = fs->attr_timeout;
 	e->entry_timeout = dcache_positive(fs, dir, given, stored);
 }
@@ -30,7 +45,7 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, const char *given,
  * Fills e for the stored name in dir, asked for as given, whose attributes
  * are st, and takes one lookup reference.
  */
-static int make_entry(struct cfs *fs, struct cfs_inode *dir, const char *given,
+static int make_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
 		      const char *stored, const struct stat *st, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;
@@ -38,30 +53,31 @@ static int make_entry(struct cfs *fs, struct cfs_inode *dir, const char *given,
 
 	memset(e, 0, sizeof(*e));
 	e->attr = *st;
-	err = inode_lookup(fs, dir, dir->d->fd, stored, &e->attr, &in);
+	err = inode_lookup(&fs->nodes, dir, dir->d->fd, stored, &e->attr, &in);
 	if (err == 0)
 		fill_entry(fs, dir, given, stored, in, e);
 	return err;
 }
 
 /* Likewise for the object we just created as name, open as fd (consumed). */
-static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
-			 struct fuse_entry_param *e)
+static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *name,
+			 int fd, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;
 	int err;
 
 	memset(e, 0, sizeof(*e));
-	err = inode_lookup_fd(fs, dir, name, fd, &e->attr, &in);
+	err = inode_lookup_fd(&fs->nodes, dir, name->s, fd, &e->attr, &in);
 	if (err == 0)
-		fill_entry(fs, dir, name, name, in, e);
+		fill_entry(fs, dir, name, name->s, in, e);
 	return err;
 }
 
-static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(fs, parent);
+	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
+	struct cfs_name n = names_name(name);
 	char stored[CFS_NAME_MAX + 1];
 	struct fuse_entry_param e;
 	struct stat st;
@@ -69,13 +85,13 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 	err = dir_lock(fs, dir);
 	if (err == 0) {
-		err = dir_resolve_stat(fs, dir, name, stored, &st);
+		err = dir_resolve_stat(fs, dir, &n, stored, &st);
 		if (err == 0)
-			err = make_entry(fs, dir, name, stored, &st, &e);
+			err = make_entry(fs, dir, &n, stored, &st, &e);
 		if (err == -ENOENT) {
 			/* A negative entry (node 0) the kernel may cache. */
 			memset(&e, 0, sizeof(e));
-			e.entry_timeout = dcache_negative(fs, dir, name);
+			e.entry_timeout = dcache_negative(fs, dir, &n);
 			if (e.entry_timeout > 0)
 				err = 0;
 		}
@@ -87,20 +103,20 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_entry(req, &e);
 }
 
-static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
 	struct cfs *fs = cfs_of(req);
 
-	inode_forget(fs, inode_get(fs, ino), nlookup);
+	inode_forget(&fs->nodes, inode_get(&fs->nodes, ino), nlookup);
 	fuse_reply_none(req);
 }
 
-static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *list)
+void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *list)
 {
 	struct cfs *fs = cfs_of(req);
 
 	for (size_t i = 0; i < count; i++)
-		inode_forget(fs, inode_get(fs, list[i].ino), list[i].nlookup);
+		inode_forget(&fs->nodes, inode_get(&fs->nodes, list[i].ino), list[i].nlookup);
 	fuse_reply_none(req);
 }
 
@@ -108,7 +124,7 @@ static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
  * The check every creating operation makes first (dir lock held): 0 if name
  * may be created, -EEXIST with stored set if a matching entry exists.
  */
-static int check_new_name(struct cfs *fs, struct cfs_inode *dir, const char *name,
+static int check_new_name(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
 			  char *stored)
 {
 	int err = dir_resolve(fs, dir, name, stored);
@@ -117,9 +133,9 @@ static int check_new_name(struct cfs *fs, struct cfs_inode *dir, const char *nam
 		return -EEXIST;
 	if (err != -ENOENT)
 		return err;
-	if (super_hidden(fs, dir, name))
+	if (dir_hides(fs, dir, name->s))
 		return -EPERM;
-	return names_check_create(fs, dir_rule(fs, dir), name);
+	return names_check_create(&fs->names, dir_rule(fs, dir), name);
 }
 
 /*
@@ -285,7 +301,7 @@ static mode_t creation_mode(fuse_req_t req, struct cfs_inode *dir, mode_t mode)
  * Makes name in dir as n says, hands it to the caller and fills e; on any
  * error the entry is gone again (dir's lock held).
  */
-static int make_locked(fuse_req_t req, struct cfs_inode *dir, const char *name,
+static int make_locked(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *name,
 		       struct newnode *n, struct fuse_entry_param *e)
 {
 	struct cfs *fs = cfs_of(req);
@@ -296,14 +312,14 @@ static int make_locked(fuse_req_t req, struct cfs_inode *dir, const char *name,
 	if (err < 0)
 		return err;
 	n->mode = creation_mode(req, dir, n->mode);
-	err = make_backing(dir, name, n);
+	err = make_backing(dir, name->s, n);
 	if (err < 0)
 		return err;
-	fd = open_made(dir, name, n);
+	fd = open_made(dir, name->s, n);
 	if (fd < 0) {
 		/* Out of descriptors, say: the entry must not stay behind. */
 		if (fd != -EEXIST)
-			unmake(dir, name, n, false);
+			unmake(dir, name->s, n, false);
 		return fd;
 	}
 	err = n->link_fd >= 0 ? 0 : give_to_caller(req, dir, fd);
@@ -316,7 +332,7 @@ static int make_locked(fuse_req_t req, struct cfs_inode *dir, const char *name,
 	else
 		close(fd);
 	if (err < 0) {
-		unmake(dir, name, n, true);
+		unmake(dir, name->s, n, true);
 		return err;
 	}
 	dir_added(fs, dir, name);
@@ -337,13 +353,14 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      struct newnode *n)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(fs, parent);
+	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
+	struct cfs_name nm = names_name(name);
 	struct fuse_entry_param e;
 	int err;
 
 	if (answered(req, dir_lock(fs, dir)))
 		return;
-	err = make_locked(req, dir, name, n, &e);
+	err = make_locked(req, dir, &nm, n, &e);
 	/* Replies come before dir_unlock, whose restamp the caller need not
 	 * wait for: the lock keeps the next request on dir behind it. */
 	if (err < 0)
@@ -353,7 +370,7 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 	dir_unlock(fs, dir);
 }
 
-static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		     dev_t rdev)
 {
 	struct newnode n = { .mode = mode, .rdev = rdev, .link_fd = -1 };
@@ -361,14 +378,14 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	make_node(req, parent, name, &n);
 }
 
-static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	struct newnode n = { .mode = S_IFDIR | mode, .link_fd = -1 };
 
 	make_node(req, parent, name, &n);
 }
 
-static void op_symlink(fuse_req_t req, const char *target, fuse_ino_t parent,
+void op_symlink(fuse_req_t req, const char *target, fuse_ino_t parent,
 		       const char *name)
 {
 	struct newnode n = { .mode = S_IFLNK | 0777, .target = target, .link_fd = -1 };
@@ -376,32 +393,32 @@ static void op_symlink(fuse_req_t req, const char *target, fuse_ino_t parent,
 	make_node(req, parent, name, &n);
 }
 
-static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(fs, ino);
-	struct newnode n = { .link_fd = inode_pin(fs, in) };
+	struct cfs_inode *in = inode_get(&fs->nodes, ino);
+	struct newnode n = { .link_fd = inode_pin(&fs->nodes, in) };
 
 	if (n.link_fd < 0) {
 		fuse_reply_err(req, -n.link_fd);
 		return;
 	}
 	make_node(req, newparent, newname, &n);
-	inode_unpin(fs, in, n.link_fd);
+	inode_unpin(&fs->nodes, in, n.link_fd);
 }
 
 /* The node of the file we just created as name, open as fd, as st says. */
-static int entry_of_open(struct cfs *fs, struct cfs_inode *dir, const char *name, int fd,
-			 const struct stat *st, struct fuse_entry_param *e)
+static int entry_of_open(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *name,
+			 int fd, const struct stat *st, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;
 	int err;
 
 	memset(e, 0, sizeof(*e));
 	e->attr = *st;
-	err = inode_lookup_open(fs, dir, name, fd, st, &in);
+	err = inode_lookup_open(&fs->nodes, dir, name->s, fd, st, &in);
 	if (err == 0)
-		fill_entry(fs, dir, name, name, in, e);
+		fill_entry(fs, dir, name, name->s, in, e);
 	return err;
 }
 
@@ -415,7 +432,7 @@ static int entry_of_open(struct cfs *fs, struct cfs_inode *dir, const char *name
  * existing file, checks included — O_EXCL gives EEXIST as before.  Returns
  * the open descriptor, or -errno with the tree as it was (dir's lock held).
  */
-static int create_locked(fuse_req_t req, struct cfs_inode *dir, const char *name,
+static int create_locked(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *name,
 			 mode_t mode, const struct fuse_file_info *fi,
 			 struct fuse_entry_param *e)
 {
@@ -430,9 +447,9 @@ static int create_locked(fuse_req_t req, struct cfs_inode *dir, const char *name
 	if (err < 0)
 		return err;
 	do
-		fd = openat(dir->d->fd, name, fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		fd = openat(dir->d->fd, name->s, fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    creation_mode(req, dir, mode));
-	while (fd < 0 && fdcache_shed(fs, errno));
+	while (fd < 0 && inode_shed(&fs->nodes, errno));
 	if (fd < 0)
 		return -errno;
 	err = fstat(fd, &n.made) < 0 ? -errno : give_to_caller(req, dir, fd);
@@ -441,7 +458,7 @@ static int create_locked(fuse_req_t req, struct cfs_inode *dir, const char *name
 	if (err == 0)
 		err = entry_of_open(fs, dir, name, fd, &n.made, e);
 	if (err < 0) {
-		unmake(dir, name, &n, true);
+		unmake(dir, name->s, &n, true);
 		close(fd);
 		return err;
 	}
@@ -450,24 +467,25 @@ static int create_locked(fuse_req_t req, struct cfs_inode *dir, const char *name
 	return fd;
 }
 
-static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		      struct fuse_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(fs, parent);
+	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
+	struct cfs_name nm = names_name(name);
 	struct fuse_entry_param e;
 	int fd;
 
 	if (answered(req, dir_lock(fs, dir)))
 		return;
-	fd = create_locked(req, dir, name, mode, fi, &e);
+	fd = create_locked(req, dir, &nm, mode, fi, &e);
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);
 	} else {
-		fi->fh = file_created(fs, inode_get(fs, e.ino), fd, fi->flags);
+		fi->fh = file_created(fs, inode_get(&fs->nodes, e.ino), fd, fi->flags);
 		fi->noflush = file_noflush(fs, fi->flags);
 		if (fuse_reply_create(req, &e, fi) != 0)
-			file_closed(fs, inode_get(fs, e.ino), fi->fh);
+			file_closed(fs, inode_get(&fs->nodes, e.ino), fi->fh);
 	}
 	dir_unlock(fs, dir);  /* after the reply, as in make_node */
 }
@@ -475,31 +493,33 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, int flags)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(fs, parent);
+	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
+	struct cfs_name n = names_name(name), sn;
 	char stored[CFS_NAME_MAX + 1];
 	int err;
 
 	if (answered(req, dir_lock(fs, dir)))
 		return;
-	err = dir_resolve(fs, dir, name, stored);
+	err = dir_resolve(fs, dir, &n, stored);
 	if (err == 0) {
-		inode_hold_name(fs, dir->d->fd, stored);
+		inode_hold_name(&fs->nodes, dir->d->fd, stored);
 		err = caller_unlinkat(req, dir->d->fd, &dir->d->st, stored, flags);
 	}
 	if (err == 0) {
-		dir_removed(fs, dir, stored);
-		dcache_removed(fs, dir, name, stored);
+		sn = stored_name(&n, stored);
+		dir_removed(fs, dir, &sn);
+		dcache_removed(fs, dir, &n, stored);
 	}
 	fuse_reply_err(req, -err);
 	dir_unlock(fs, dir);  /* after the reply, as in make_node */
 }
 
-static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	remove_entry(req, parent, name, 0);
 }
 
-static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	remove_entry(req, parent, name, AT_REMOVEDIR);
 }
@@ -515,12 +535,13 @@ static bool same_object(const struct stat *a, const struct stat *b)
  * stored name b; a rename onto the same object (Foo -> FOO, or a hard link
  * of itself) succeeds and changes nothing.
  */
-static int do_rename(fuse_req_t req, struct cfs_inode *dir, const char *name,
-		     struct cfs_inode *ndir, const char *newname, unsigned int flags)
+static int do_rename(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *name,
+		     struct cfs_inode *ndir, struct cfs_name *newname, unsigned int flags)
 {
 	struct cfs *fs = cfs_of(req);
 	char from[CFS_NAME_MAX + 1], to[CFS_NAME_MAX + 1];
 	int dfd = dir->d->fd, ndfd = ndir->d->fd;
+	struct cfs_name fromn, ton;
 	struct stat sfrom, sto;
 	bool replacing, track;
 	int err;
@@ -534,11 +555,11 @@ static int do_rename(fuse_req_t req, struct cfs_inode *dir, const char *name,
 	/* The moved object's identity: to see a rename onto itself, and for a
 	 * path locator to follow it (none can appear meanwhile: both
 	 * directories are locked). */
-	track = replacing || inode_any_path_nodes(fs);
+	track = replacing || inode_any_path_nodes(&fs->nodes);
 	if (track && fstatat(dfd, from, &sfrom, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	if (!replacing)
-		strcpy(to, newname);
+		strcpy(to, newname->s);
 	else if (flags & RENAME_NOREPLACE)
 		return -EEXIST;
 	else if (fstatat(ndfd, to, &sto, AT_SYMLINK_NOFOLLOW) < 0)
@@ -546,62 +567,52 @@ static int do_rename(fuse_req_t req, struct cfs_inode *dir, const char *name,
 	else if (same_object(&sfrom, &sto))
 		goto done;
 	if (replacing && !(flags & RENAME_EXCHANGE))
-		inode_hold_name(fs, ndfd, to);
+		inode_hold_name(&fs->nodes, ndfd, to);
 	err = caller_renameat2(req, dfd, &dir->d->st, from, ndfd, &ndir->d->st, to, flags);
 	if (err < 0)
 		return err;
 	if (track)
-		inode_moved(fs, &sfrom, ndir, to);
+		inode_moved(&fs->nodes, &sfrom, ndir, to);
+	fromn = stored_name(name, from);
+	ton = stored_name(newname, to);
 	/* Every name stays or goes as the index says: keep it current. */
 	if (flags & RENAME_EXCHANGE) {
 		if (track)
-			inode_moved(fs, &sto, dir, from);
+			inode_moved(&fs->nodes, &sto, dir, from);
 		dir_touched(dir);
 		dir_touched(ndir);
 	} else {
-		dir_removed(fs, dir, from);
+		dir_removed(fs, dir, &fromn);
 		if (!replacing)
-			dir_added(fs, ndir, to);
+			dir_added(fs, ndir, &ton);
 		else if (ndir != dir)
 			dir_touched(ndir);
 	}
 done:
 	/* The kernel moves its dentry for name to newname, whatever we did. */
 	dcache_removed(fs, dir, name, from);
-	if (replacing)
+	if (replacing) {
 		dcache_removed(fs, ndir, newname, to);
-	else
-		dcache_created(fs, ndir, to);
+	} else {
+		ton = stored_name(newname, to);
+		dcache_created(fs, ndir, &ton);
+	}
 	dcache_positive(fs, ndir, newname, to);
 	return 0;
 }
 
-static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(fs, parent), *ndir = inode_get(fs, newparent);
+	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
+	struct cfs_inode *ndir = inode_get(&fs->nodes, newparent);
+	struct cfs_name n = names_name(name), nn = names_name(newname);
 	int err;
 
 	if (answered(req, dir_lock2(fs, dir, ndir)))
 		return;
-	err = do_rename(req, dir, name, ndir, newname, flags);
+	err = do_rename(req, dir, &n, ndir, &nn, flags);
 	fuse_reply_err(req, -err);
 	dir_unlock2(fs, dir, ndir);  /* after the reply, as in make_node */
-}
-
-void ops_dir_fill(struct fuse_lowlevel_ops *ops)
-{
-	ops->lookup = op_lookup;
-	ops->forget = op_forget;
-	ops->forget_multi = op_forget_multi;
-	ops->mknod = op_mknod;
-	ops->mkdir = op_mkdir;
-	ops->symlink = op_symlink;
-	ops->link = op_link;
-	ops->create = op_create;
-	ops->unlink = op_unlink;
-	ops->rmdir = op_rmdir;
-	ops->rename = op_rename;
-	readdir_fill(ops);
 }

@@ -7,13 +7,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
+#include "dir.h"
+#include "flagstore.h"
+#include "ops.h"
+#include "util.h"
 
 /*
  * fi->fh of a regular file: the backing descriptor in the low 32 bits, and
@@ -41,20 +45,20 @@ static void reply_attr_fd(fuse_req_t req, int fd)
 static void reply_attr(fuse_req_t req, struct cfs_inode *in)
 {
 	struct cfs *fs = cfs_of(req);
-	int fd = inode_pin(fs, in);
+	int fd = inode_pin(&fs->nodes, in);
 
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);
 		return;
 	}
 	reply_attr_fd(req, fd);
-	inode_unpin(fs, in, fd);
+	inode_unpin(&fs->nodes, in, fd);
 }
 
 /* An open regular file answers through its own descriptor: no pin. */
-static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct cfs_inode *in = inode_get(cfs_of(req), ino);
+	struct cfs_inode *in = inode_get(&cfs_of(req)->nodes, ino);
 
 	if (fi && S_ISREG(in->type))
 		reply_attr_fd(req, fh_fd(fi));
@@ -125,14 +129,14 @@ static int set_node_attrs(struct cfs *fs, struct cfs_inode *in, int pfd,
 	return dir_set_times(fs, in, ts);
 }
 
-static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
+void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		       struct fuse_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(fs, ino);
+	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	/* Only regular files have a descriptor in fh (directories: a handle). */
 	int fd = fi && S_ISREG(in->type) ? fh_fd(fi) : -1;
-	int pfd = inode_pin(fs, in), err;
+	int pfd = inode_pin(&fs->nodes, in), err;
 
 	if (pfd < 0) {
 		fuse_reply_err(req, -pfd);
@@ -143,15 +147,15 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 		fuse_reply_err(req, -err);
 	else
 		reply_attr_fd(req, pfd);
-	inode_unpin(fs, in, pfd);
+	inode_unpin(&fs->nodes, in, pfd);
 }
 
-static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(fs, ino);
+	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	char buf[PATH_MAX + 1];
-	int fd = inode_pin(fs, in);
+	int fd = inode_pin(&fs->nodes, in);
 	ssize_t n;
 
 	if (fd < 0) {
@@ -159,7 +163,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 		return;
 	}
 	n = readlinkat(fd, "", buf, sizeof(buf));
-	inode_unpin(fs, in, fd);
+	inode_unpin(&fs->nodes, in, fd);
 	if (n < 0)
 		fuse_reply_err(req, errno);
 	else if (n > PATH_MAX)
@@ -174,13 +178,6 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 static bool for_writing(int flags)
 {
 	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
-}
-
-static void uncount_writer(struct cfs *fs, struct cfs_inode *in)
-{
-	pthread_mutex_lock(&fs->table_lock);
-	in->writers--;
-	pthread_mutex_unlock(&fs->table_lock);
 }
 
 /*
@@ -204,26 +201,22 @@ static void uncount_writer(struct cfs *fs, struct cfs_inode *in)
  * open truncates, so every open that looks at the count after the
  * truncation has begun is direct.
  */
-static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(fs, ino);
+	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	bool writer = S_ISREG(in->type) && for_writing(fi->flags);
 	int fd;
 
-	pthread_mutex_lock(&fs->table_lock);
-	if (writer)
-		in->writers++;
-	fi->direct_io = !writer && in->writers > 0;
+	fi->direct_io = inode_writer_open(&fs->nodes, in, writer);
 	fi->noflush = file_noflush(fs, fi->flags);
-	pthread_mutex_unlock(&fs->table_lock);
 	/* The kernel never opens symlinks here; O_NOFOLLOW would refuse the
 	 * magic link inode_open goes through. */
-	fd = inode_open(fs, in, fi->flags & ~O_NOFOLLOW);
+	fd = inode_open(&fs->nodes, in, fi->flags & ~O_NOFOLLOW);
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);
 		if (writer)
-			uncount_writer(fs, in);
+			inode_writer_close(&fs->nodes, in);
 		return;
 	}
 	fi->fh = (uint64_t)fd | (writer ? FH_WRITER : 0);
@@ -248,15 +241,12 @@ uint64_t file_created(struct cfs *fs, struct cfs_inode *in, int fd, int flags)
 {
 	bool writer = for_writing(flags);
 
-	if (writer) {
-		pthread_mutex_lock(&fs->table_lock);
-		in->writers++;
-		pthread_mutex_unlock(&fs->table_lock);
-	}
+	if (writer)
+		inode_writer_open(&fs->nodes, in, true);
 	return (uint64_t)fd | (writer ? FH_WRITER : 0);
 }
 
-static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
@@ -268,7 +258,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
 }
 
-static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
+void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
 			 off_t off, struct fuse_file_info *fi)
 {
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in_buf));
@@ -292,7 +282,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_
  * the daemon at its descriptor limit.  Then fdatasync, which needs none,
  * reports the same write-back errors (at the cost of waiting for them).
  */
-static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	int fd = dup(fh_fd(fi)), err = 0;
 
@@ -312,18 +302,18 @@ void file_closed(struct cfs *fs, struct cfs_inode *in, uint64_t fh)
 {
 	close((int)(fh & 0xffffffffu));
 	if (fh & FH_WRITER)
-		uncount_writer(fs, in);
+		inode_writer_close(&fs->nodes, in);
 }
 
-static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
 
-	file_closed(fs, inode_get(fs, ino), fi->fh);
+	file_closed(fs, inode_get(&fs->nodes, ino), fi->fh);
 	fuse_reply_err(req, 0);
 }
 
-static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
 	int fd = fh_fd(fi);
 
@@ -331,7 +321,7 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	fuse_reply_err(req, (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? errno : 0);
 }
 
-static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
 			 struct fuse_file_info *fi)
 {
 	(void)ino;
@@ -343,23 +333,23 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, of
  * root's mount (no other gets handles), so the root's descriptor, always
  * open, answers for it: no reopen.
  */
-static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+void op_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(fs, ino);
+	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	int fd, r;
 	struct statvfs sv;
 
 	if (in->handle_len)
-		in = fs->root;
-	fd = inode_pin(fs, in);
+		in = fs->nodes.root;
+	fd = inode_pin(&fs->nodes, in);
 
 	if (fd < 0) {
 		fuse_reply_err(req, -fd);
 		return;
 	}
 	r = fstatvfs(fd, &sv);
-	inode_unpin(fs, in, fd);
+	inode_unpin(&fs->nodes, in, fd);
 	if (r < 0) {
 		fuse_reply_err(req, errno);
 		return;
@@ -374,7 +364,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
  */
 static int pin_path(struct cfs *fs, struct cfs_inode *in, char path[static 32])
 {
-	int fd = inode_pin(fs, in);
+	int fd = inode_pin(&fs->nodes, in);
 
 	if (fd >= 0)
 		fd_procpath(fd, path);
@@ -387,11 +377,11 @@ static bool ours(const char *name)
 	return flagstore_hidden(name);
 }
 
-static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			const char *value, size_t size, int flags)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(fs, ino);
+	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	char path[32];
 	int fd, err;
 
@@ -405,14 +395,14 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		return;
 	}
 	err = setxattr(path, name, value, size, flags) < 0 ? errno : 0;
-	inode_unpin(fs, in, fd);
+	inode_unpin(&fs->nodes, in, fd);
 	fuse_reply_err(req, err);
 }
 
-static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(fs, ino);
+	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	char path[32];
 	int fd, err;
 
@@ -426,7 +416,7 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		return;
 	}
 	err = removexattr(path, name) < 0 ? errno : 0;
-	inode_unpin(fs, in, fd);
+	inode_unpin(&fs->nodes, in, fd);
 	fuse_reply_err(req, err);
 }
 
@@ -445,8 +435,8 @@ static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
 
 	if (flagstore_is(name, "index") && S_ISDIR(in->type))
 		n = dir_index_stats(fs, in, text, sizeof(text));
-	else if (flagstore_is(name, "stats") && in == fs->root)
-		n = inode_stats(fs, text, sizeof(text));
+	else if (flagstore_is(name, "stats") && in == fs->nodes.root)
+		n = inode_stats(&fs->nodes, text, sizeof(text));
 	if (n < 0)
 		fuse_reply_err(req, -n);
 	else if (size == 0)
@@ -457,10 +447,10 @@ static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
 		fuse_reply_buf(req, text, (size_t)n);
 }
 
-static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(fs, ino);
+	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	char path[32], *buf = NULL;
 	int fd, err;
 	ssize_t n;
@@ -481,7 +471,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 	}
 	n = getxattr(path, name, buf, size);
 	err = errno;
-	inode_unpin(fs, in, fd);
+	inode_unpin(&fs->nodes, in, fd);
 	if (n < 0)
 		fuse_reply_err(req, err);
 	else if (size == 0)
@@ -523,10 +513,10 @@ static ssize_t visible_xattrs(const char *path, char **out)
 	return kept;
 }
 
-static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(fs, ino);
+	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	char path[32], *list = NULL;
 	int fd = pin_path(fs, in, path);
 	ssize_t n;
@@ -536,7 +526,7 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		return;
 	}
 	n = visible_xattrs(path, &list);
-	inode_unpin(fs, in, fd);
+	inode_unpin(&fs->nodes, in, fd);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else if (size == 0)
@@ -546,23 +536,4 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	else
 		fuse_reply_buf(req, list, (size_t)n);
 	free(list);
-}
-
-void ops_file_fill(struct fuse_lowlevel_ops *ops)
-{
-	ops->getattr = op_getattr;
-	ops->setattr = op_setattr;
-	ops->readlink = op_readlink;
-	ops->open = op_open;
-	ops->read = op_read;
-	ops->write_buf = op_write_buf;
-	ops->flush = op_flush;
-	ops->release = op_release;
-	ops->fsync = op_fsync;
-	ops->fallocate = op_fallocate;
-	ops->statfs = op_statfs;
-	ops->setxattr = op_setxattr;
-	ops->getxattr = op_getxattr;
-	ops->listxattr = op_listxattr;
-	ops->removexattr = op_removexattr;
 }

@@ -16,12 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
+#include "dir.h"
+#include "ops.h"
 
 /* A fresh descriptor for reading dir's entries, or -errno. */
 static int open_listing(struct cfs *fs, struct cfs_inode *dir)
 {
-	return inode_open(fs, dir, O_RDONLY | O_DIRECTORY);
+	return inode_open(&fs->nodes, dir, O_RDONLY | O_DIRECTORY);
 }
 
 /*
@@ -49,7 +50,7 @@ static ssize_t fill(fuse_req_t req, struct cfs *fs, struct cfs_inode *dir, int f
 			size_t len;
 
 			at += d->d_reclen;
-			if (super_hidden(fs, dir, d->d_name))
+			if (dir_hides(fs, dir, d->d_name))
 				continue;
 			len = fuse_add_direntry(req, out + used, size - used, d->d_name, &st,
 						d->d_off);
@@ -60,11 +61,11 @@ static ssize_t fill(fuse_req_t req, struct cfs *fs, struct cfs_inode *dir, int f
 	}
 }
 
-static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(fs, ino);
+	struct cfs_inode *dir = inode_get(&fs->nodes, ino);
 	char *buf = malloc(size);
 	int fd = buf ? open_listing(fs, dir) : -ENOMEM;
 	ssize_t n = fd;
@@ -86,7 +87,7 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
  * OPENDIR or RELEASEDIR again (and to cache listings, checked against the
  * directory's mtime); older kernels get a handle holding nothing.
  */
-static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
 	if (cfs_of(req)->no_opendir) {
@@ -97,11 +98,11 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	fuse_reply_open(req, fi);
 }
 
-static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 			struct fuse_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
-	int fd = open_listing(fs, inode_get(fs, ino)), err = 0;
+	int fd = open_listing(fs, inode_get(&fs->nodes, ino)), err = 0;
 
 	(void)fi;
 	if (fd < 0) {
@@ -112,11 +113,4 @@ static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 		err = errno;
 	close(fd);
 	fuse_reply_err(req, err);
-}
-
-void readdir_fill(struct fuse_lowlevel_ops *ops)
-{
-	ops->opendir = op_opendir;
-	ops->readdir = op_readdir;
-	ops->fsyncdir = op_fsyncdir;
 }

@@ -30,16 +30,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "casefoldfs.h"
+#include "casefold.h"
+#include "super.h"
 
 #define SUPER_VERSION 2
 #define SUPER_MAX 4096
 #define DEFAULT_ENCODING "utf8-12.1.0"
 
-bool super_hidden(const struct cfs *fs, const struct cfs_inode *dir, const char *name)
+/* The superblock's own names, which the root of the mount hides. */
+bool super_reserved(const char *name)
 {
-	return dir == fs->root &&
-	       (strcmp(name, CFS_SUPER_NAME) == 0 || strcmp(name, CFS_SUPER_TMP) == 0);
+	return strcmp(name, CFS_SUPER_NAME) == 0 || strcmp(name, CFS_SUPER_TMP) == 0;
 }
 
 /* Replaces name (a 32-byte buffer) by its canonical form; "none" stays. */

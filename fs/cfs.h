@@ -1,0 +1,69 @@
+/*
+ * casefoldfs — ext4-style per-directory case-insensitivity over any
+ * directory tree, as a FUSE 3 low-level daemon.  This header is the mount:
+ * the state every request reaches through cfs_of().  The layers below it,
+ * bottom-up (fs/README.md has the map):
+ *
+ *   util.h lowlevel.h      small helpers; libfuse's API version
+ *   flagstore caps caller  where flags live; what the daemon and the caller may do
+ *   super names            the superblock record; the naming rule (libcasefold)
+ *   fdcache                the bounded CLOCK cache of backing descriptors
+ *   dirindex dirpark       per-directory name index; indexes of forgotten dirs
+ *   inode locator          nodes: table, locators, pin/open/reopen/hold
+ *   (cfs.h)                the mount
+ *   dir                    one directory: lock, flag, name resolution
+ *   dcache                 what the kernel may cache, and when it must forget
+ *   ops_dir readdir ops_file ioctl   the requests; ops.c fills the table
+ *   main                   command line, mount, session loop
+ *
+ * Locking, outermost first: a directory's lock (two directories: lower
+ * address first), then the table lock, which is never held across a
+ * system call that can block on the backing filesystem.  No lock is held
+ * while talking to the kernel, so the kernel can never wait on us while we
+ * wait on it.
+ */
+#ifndef CFS_CFS_H
+#define CFS_CFS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "inode.h"
+#include "lowlevel.h"
+#include "names.h"
+#include "super.h"
+
+/* How entries in non-exact directories are cached (dcache.c). */
+enum {
+	CFS_DCACHE_PROBE,  /* not yet known whether the kernel has the epoch */
+	CFS_DCACHE_EPOCH,  /* stored spellings cached, epoch bumped when needed */
+	CFS_DCACHE_ZERO,   /* every spelling with entry_timeout 0 */
+};
+
+struct cfs {
+	/* Immutable once mounted. */
+	struct fuse_session *se;
+	struct cfs_options opt;
+	struct cfs_names names;     /* the naming rule's context */
+	bool can_chown;             /* CAP_CHOWN: new entries go to the caller */
+	uid_t euid;                 /* the daemon's own, which never change */
+	gid_t egid;
+	double attr_timeout;
+	double entry_timeout;       /* positive entries in CFS_EXACT dirs */
+	bool no_opendir;            /* the kernel can do without OPENDIR */
+	bool flush_writers;         /* FLUSH at a writer's close (backing_local) */
+
+	_Atomic int dcache_mode;    /* CFS_DCACHE_*: set once by the probe */
+	_Atomic uint64_t epoch;     /* dentry epochs bumped, plus one */
+
+	struct cfs_nodes nodes;     /* the node table, under its own lock */
+};
+
+/* The daemon's state, from a request. */
+static inline struct cfs *cfs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+#endif /* CFS_CFS_H */

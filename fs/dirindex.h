@@ -1,0 +1,44 @@
+/*
+ * The per-directory index of stored names (dirindex.c), and the parking
+ * lot that keeps the indexes of directories the kernel forgot (dirpark.c).
+ * Callers hold the directory's lock.
+ */
+#ifndef CFS_DIRINDEX_H
+#define CFS_DIRINDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "names.h"
+
+struct cfs_dirindex;
+
+struct cfs_dirindex *dirindex_new(void);
+void dirindex_free(struct cfs_dirindex *idx);
+int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cfs_rule rule,
+		     int dfd, bool root, const struct stat *st);
+int dirindex_find(const struct cfs_dirindex *idx, const struct cfs_names *nm,
+		  enum cfs_rule rule, struct cfs_name *name, char *stored, bool *several);
+void dirindex_add(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cfs_rule rule,
+		  struct cfs_name *name);
+void dirindex_remove(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cfs_rule rule,
+		     struct cfs_name *name);
+bool dirindex_current(const struct cfs_dirindex *idx, const struct stat *st);
+void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st);
+int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len);
+
+/* Which directory an index describes, for the parking lot. */
+struct dirpark_owner {
+	dev_t dev;
+	ino_t ino;
+	bool casefold;
+	unsigned handle_len;          /* 0: no file handle */
+	const unsigned char *handle;
+};
+
+void dirpark_put(const struct dirpark_owner *o, struct cfs_dirindex *idx);
+struct cfs_dirindex *dirpark_take(const struct dirpark_owner *o);
+void dirpark_clear(void);
+
+#endif /* CFS_DIRINDEX_H */

@@ -1,0 +1,39 @@
+/*
+ * The descriptor cache: a fixed number of backing descriptors shared by
+ * every user of the cache, so that the daemon's descriptors do not grow
+ * with the number of inodes the kernel remembers.  A pure CLOCK cache of
+ * slots: it knows descriptors and entries, nothing of what they belong to.
+ * Callers hold the cache's lock (given at init) around every call but
+ * fdcache_shed, which takes it itself.
+ */
+#ifndef CFS_FDCACHE_H
+#define CFS_FDCACHE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What an owner of descriptors embeds: one per descriptor it may cache. */
+struct fdc_entry {
+	int fd;          /* cached or held descriptor, or -1 */
+	int32_t slot;    /* place in the cache, or FDC_NONE / FDC_HELD */
+	uint32_t pins;   /* users of fd: never evicted while pinned */
+	bool used;       /* CLOCK: pinned since the hand last passed */
+};
+
+#define FDC_NONE (-1)  /* no descriptor */
+#define FDC_HELD (-2)  /* a descriptor kept outside the cache by its owner */
+
+struct fdcache {
+	pthread_mutex_t *lock;      /* the owner's lock, which guards all of this */
+	struct fdc_entry **slot;
+	uint32_t cap, used, hand;
+};
+
+int fdcache_init(struct fdcache *c, uint32_t cap, pthread_mutex_t *lock);
+void fdcache_destroy(struct fdcache *c);
+int fdcache_install(struct fdcache *c, struct fdc_entry *e, int fd);
+void fdcache_remove(struct fdcache *c, struct fdc_entry *e);
+bool fdcache_shed(struct fdcache *c, int err);
+
+#endif /* CFS_FDCACHE_H */

@@ -1,0 +1,32 @@
+#include "ops.h"
+
+/*
+ * What the kernel and the daemon agree on at mount time.
+ *
+ * Listings need no per-open state (readdir.c): where the kernel can do
+ * without OPENDIR, every opendir is spared its OPENDIR and RELEASEDIR.
+ *
+ * POSIX ACLs: with FUSE_CAP_POSIX_ACL the kernel reads a file's ACLs
+ * through getxattr and enforces them in its permission checks
+ * (default_permissions), as ext4 does.  FUSE_CAP_DONT_MASK leaves the umask
+ * to the daemon, which applies it only where the parent has no default ACL:
+ * as on Linux, a default ACL replaces the umask (ops_dir.c).
+ *
+ * Killing set-user-ID and set-group-ID bits: the daemon writes, truncates
+ * and chowns as root, which keeps them (CAP_FSETID), so the kernel must not
+ * leave the job to us.  libfuse 3.14 does not ask for
+ * FUSE_CAP_HANDLE_KILLPRIV (measured: the INIT reply lacks it); clearing it
+ * keeps it that way, and the kernel clears the bits itself, judging the
+ * caller's capabilities (tests/fs/acl.sh checks one case).
+ */
+void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct cfs *fs = userdata;
+
+	fs->no_opendir = conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT;
+	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
+	if (conn->capable & FUSE_CAP_POSIX_ACL)
+		conn->want |= FUSE_CAP_POSIX_ACL;
+	if (conn->capable & FUSE_CAP_DONT_MASK)
+		conn->want |= FUSE_CAP_DONT_MASK;
+}

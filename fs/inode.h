@@ -1,0 +1,132 @@
+/*
+ * Nodes: one per backing object the kernel remembers (inode.c: the table,
+ * lookup and forget counts, locators; locator.c: reopening an object,
+ * pinning its descriptor, opening it).  See fs/README.md, "Nodes and
+ * descriptors".
+ *
+ * Fields marked "table" are under the table lock (struct cfs_nodes.lock),
+ * which is never held across a system call that can block on the backing
+ * filesystem; fields marked "lock" under the directory's own lock, which
+ * is taken outside the table lock (dir.c).
+ */
+#ifndef CFS_INODE_H
+#define CFS_INODE_H
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "dirindex.h"
+#include "fdcache.h"
+#include "lowlevel.h"
+
+/* What a directory handed out to the kernel's dentry cache (dcache.c). */
+enum { CFS_NEG_NONE, CFS_NEG_ONE, CFS_NEG_MANY };
+struct cfs_dcache {
+	uint64_t epoch;         /* the mount's epoch when recorded; older: nothing */
+	uint64_t negative;      /* spelling hash of the one negative */
+	uint8_t negatives;      /* CFS_NEG_* */
+	bool variants;          /* positives under other than stored spellings */
+};
+
+/* What only a directory node has (dir.c works on it). */
+struct cfs_dir {
+	pthread_mutex_t lock;   /* the directory lock: fields below, and
+				   every change to this directory's entries */
+	int fd;                 /* backing descriptor, pinned by dir_lock; lock */
+	bool casefold;          /* +F, mirrors the flag store; lock */
+	bool flag_unknown;      /* the flag could not be read (EACCES); lock */
+	bool gone_reported;     /* removed behind our back, and logged; lock */
+	struct timespec flag_ctime; /* backing ctime when casefold was read; lock */
+	bool acl_known;         /* default_acl read since flag_ctime; lock */
+	bool default_acl;       /* the directory has a default ACL; lock */
+	bool checked;           /* st, flag and index checked in this lock hold */
+	bool changed;           /* entries changed in this hold: restamp at unlock */
+	struct stat st;         /* the backing directory's attributes as of the
+				   check of this hold (valid when checked); lock */
+	struct cfs_dirindex *index; /* NULL until first needed; lock */
+	struct cfs_dcache dcache;   /* lock */
+};
+
+/*
+ * A node holds no descriptor of its own, only a locator to reopen its
+ * object with: a file handle, or (handle_len 0) the parent node and the
+ * name last seen there.  Its descriptor, when it has one, is an entry of
+ * the descriptor cache, or held outside it (FDC_HELD).
+ */
+struct cfs_inode {
+	struct cfs_inode *next;   /* hash chain; table */
+	struct cfs_dir *d;        /* directories only; immutable */
+	struct cfs_inode *parent; /* path locator; table */
+	char *name;               /* path locator; table */
+	uint64_t nlookup;         /* kernel references; table */
+	dev_t dev;                /* backing identity: immutable */
+	ino_t ino;
+	struct fdc_entry fde;     /* descriptor and pins; table */
+	uint32_t children;        /* path locators naming this as parent; table */
+	uint32_t writers;         /* opens for writing (ops_file.c); table */
+	mode_t type;              /* S_IFMT bits: immutable */
+	bool unhashed;            /* out of the table (inode_unhash); table */
+	uint8_t handle_len;       /* bytes of handle; 0: path locator */
+	int handle_type;          /* file handle: immutable */
+	unsigned char handle[];
+};
+
+/* The node table of one mount. */
+struct cfs_nodes {
+	pthread_mutex_t lock;       /* the table lock: everything below */
+	struct cfs_inode **table;
+	struct cfs_inode *unhashed; /* nodes out of the table, chained by next,
+				       until forgotten */
+	size_t size;                /* buckets */
+	size_t count;               /* nodes, root excluded */
+	size_t held;                /* descriptors held outside the cache */
+	size_t path_nodes;          /* nodes with a path locator */
+	struct fdcache fdc;
+	struct cfs_inode *root;     /* allocated: a node ends in a flexible array */
+	struct cfs_dir root_dir;
+	bool use_handles;           /* file handles work for the root's mount;
+				       immutable once mounted, as are: */
+	int mount_id;               /* the root's, from name_to_handle_at */
+	int mount_fd;               /* the root, not O_PATH: open_by_handle_at */
+};
+
+/* A file handle with room for any filesystem's. */
+union inode_handle {
+	struct file_handle fh;
+	unsigned char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+};
+
+/* inode.c */
+int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd_cache);
+void inode_table_destroy(struct cfs_nodes *nt);
+struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino);
+fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in);
+int inode_load_flag(struct cfs_dir *d, int fd, const struct stat *st);
+int inode_lookup(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const char *name,
+		 struct stat *st, struct cfs_inode **out);
+int inode_lookup_open(struct cfs_nodes *nt, struct cfs_inode *dir, const char *name, int fd,
+		      const struct stat *st, struct cfs_inode **out);
+int inode_lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *name, int fd,
+		    struct stat *st, struct cfs_inode **out);
+void inode_forget(struct cfs_nodes *nt, struct cfs_inode *in, uint64_t n);
+void inode_put(struct cfs_nodes *nt, struct cfs_inode *in);
+void inode_unhash(struct cfs_nodes *nt, struct cfs_inode *in);
+bool inode_any_path_nodes(struct cfs_nodes *nt);
+void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name);
+void inode_moved(struct cfs_nodes *nt, const struct stat *st, struct cfs_inode *ndir,
+		 const char *name);
+bool inode_writer_open(struct cfs_nodes *nt, struct cfs_inode *in, bool writer);
+void inode_writer_close(struct cfs_nodes *nt, struct cfs_inode *in);
+int inode_stats(struct cfs_nodes *nt, char *buf, size_t len);
+
+/* locator.c */
+int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in);
+void inode_unpin(struct cfs_nodes *nt, struct cfs_inode *in, int fd);
+int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags);
+int inode_hold(struct cfs_nodes *nt, struct cfs_inode *in);
+bool inode_shed(struct cfs_nodes *nt, int err);
+
+#endif /* CFS_INODE_H */
