@@ -39,6 +39,7 @@
 
 #include "dcache.h"
 #include "dir.h"
+#include "watch.h"
 
 /* Not in older <linux/fuse.h>; the value is fixed by the protocol (7.44). */
 #define NOTIFY_INC_EPOCH 8
@@ -88,17 +89,27 @@ static struct cfs_dcache *record(struct cfs *fs, struct cfs_inode *dir)
 	return r;
 }
 
+/*
+ * How long the kernel may keep what it learnt of in (its attributes; its
+ * entries, for a directory): until a notice says otherwise where changes
+ * behind our back are watched, else the mount's timeout.
+ */
+double dcache_ttl(const struct cfs *fs, const struct cfs_inode *in)
+{
+	return watch_covers(fs, in) ? fs->watched_timeout : fs->timeout;
+}
+
 /* Timeout of a positive entry answered for given, stored as stored. */
 double dcache_positive(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
 		       const char *stored)
 {
 	if (dir_rule(fs, dir) == CFS_EXACT)
-		return fs->entry_timeout;
+		return dcache_ttl(fs, dir);
 	if (!epoch_works(fs))
 		return 0.0;
 	if (strcmp(given->s, stored) != 0)
 		record(fs, dir)->variants = true;
-	return fs->entry_timeout;
+	return dcache_ttl(fs, dir);
 }
 
 /* Timeout of a negative entry for given; 0: not cached. */
@@ -118,7 +129,7 @@ double dcache_negative(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *g
 	} else if (r->negatives == CFS_NEG_ONE && r->negative != h) {
 		r->negatives = CFS_NEG_MANY;
 	}
-	return fs->entry_timeout;
+	return dcache_ttl(fs, dir);
 }
 
 /* Before answering: name was created in dir, under that very spelling. */
@@ -150,6 +161,46 @@ void dcache_removed(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name
 
 /* Before answering: dir's rule changed (chattr +F or -F). */
 void dcache_rule_changed(struct cfs *fs)
+{
+	if (atomic_load(&fs->dcache_mode) == CFS_DCACHE_EPOCH)
+		bump(fs);
+}
+
+/*
+ * A name of dir changed behind our back (notice.c, dir's lock held): the
+ * kernel is told to forget that very name; any other spelling or miss it
+ * may hold can only be expired with all the rest.
+ */
+void dcache_behind(struct cfs *fs, struct cfs_inode *dir)
+{
+	struct cfs_dcache *r;
+
+	if (atomic_load(&fs->dcache_mode) != CFS_DCACHE_EPOCH || dir_rule(fs, dir) == CFS_EXACT)
+		return;
+	r = record(fs, dir);
+	if (r->variants || r->negatives != CFS_NEG_NONE)
+		bump(fs);
+}
+
+/*
+ * dir's attributes changed behind our back (notice.c, dir's lock held): if
+ * that was its flag, every dentry it handed out under the old rule other
+ * than a stored spelling is wrong now, whichever rule the daemon has read
+ * meanwhile.
+ */
+void dcache_rule_behind(struct cfs *fs, struct cfs_inode *dir)
+{
+	struct cfs_dcache *r;
+
+	if (atomic_load(&fs->dcache_mode) != CFS_DCACHE_EPOCH)
+		return;
+	r = record(fs, dir);
+	if (r->variants || r->negatives != CFS_NEG_NONE)
+		bump(fs);
+}
+
+/* Every dentry of the mount expires (notices were lost). */
+void dcache_expire_all(struct cfs *fs)
 {
 	if (atomic_load(&fs->dcache_mode) == CFS_DCACHE_EPOCH)
 		bump(fs);

@@ -15,6 +15,7 @@
 
 #include "dir.h"
 #include "util.h"
+#include "watch.h"
 
 /*
  * A directory removed from the backing tree while the kernel still knows
@@ -50,6 +51,7 @@ int dir_lock(struct cfs *fs, struct cfs_inode *dir)
 	dir->d->fd = fd;
 	dir->d->checked = false;
 	dir->d->changed = false;
+	watch_dir(fs, dir, fd);
 	return 0;
 }
 

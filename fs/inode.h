@@ -48,6 +48,7 @@ struct cfs_dir {
 				   check of this hold (valid when checked); lock */
 	struct cfs_dirindex *index; /* NULL until first needed; lock */
 	struct cfs_dcache dcache;   /* lock */
+	int wd;                 /* inotify watch, or -1 (watch.c); lock */
 };
 
 /*
@@ -91,6 +92,8 @@ struct cfs_nodes {
 				       immutable once mounted, as are: */
 	int mount_id;               /* the root's, from name_to_handle_at */
 	int mount_fd;               /* the root, not O_PATH: open_by_handle_at */
+	bool hold_all;              /* removal holds a descriptor for handle
+				       nodes too (files open without OPEN) */
 };
 
 /* A file handle with room for any filesystem's. */
@@ -112,6 +115,8 @@ int inode_lookup_open(struct cfs_nodes *nt, struct cfs_inode *dir, const char *n
 int inode_lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *name, int fd,
 		    struct stat *st, struct cfs_inode **out);
 void inode_forget(struct cfs_nodes *nt, struct cfs_inode *in, uint64_t n);
+struct cfs_inode *inode_find(struct cfs_nodes *nt, dev_t dev, ino_t ino);
+size_t inode_ids(struct cfs_nodes *nt, fuse_ino_t **ids);
 void inode_put(struct cfs_nodes *nt, struct cfs_inode *in);
 void inode_unhash(struct cfs_nodes *nt, struct cfs_inode *in);
 bool inode_any_path_nodes(struct cfs_nodes *nt);
@@ -120,6 +125,7 @@ void inode_moved(struct cfs_nodes *nt, const struct stat *st, struct cfs_inode *
 		 const char *name);
 bool inode_writer_open(struct cfs_nodes *nt, struct cfs_inode *in, bool writer);
 void inode_writer_close(struct cfs_nodes *nt, struct cfs_inode *in);
+bool inode_writing(struct cfs_nodes *nt, struct cfs_inode *in);
 int inode_stats(struct cfs_nodes *nt, char *buf, size_t len);
 
 /* locator.c */

@@ -22,6 +22,7 @@
 #include "flagstore.h"
 #include "ops.h"
 #include "util.h"
+#include "watch.h"
 
 /*
  * The stored name as a request's name value: the given one itself when the
@@ -37,7 +38,16 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_n
 		       const char *stored, struct cfs_inode *in, struct fuse_entry_param *e)
 {
 	e->ino = inode_id(&fs->nodes, in);
-	e->attr_timeout = fs->attr_timeout;
+	if (in->d) {
+		/* Its entries may be cached only once their changes are watched. */
+		int fd = inode_pin(&fs->nodes, in);
+
+		if (fd >= 0) {
+			watch_dir(fs, in, fd);
+			inode_unpin(&fs->nodes, in, fd);
+		}
+	}
+	e->attr_timeout = dcache_ttl(fs, in);
 	e->entry_timeout = dcache_positive(fs, dir, given, stored);
 }
 
