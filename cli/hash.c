@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "diag.h"
-#include "names.h"
+#include "operands.h"
 #include "verb.h"
 
 static int hash_one(void *ctx, const struct cli_out *out, const char *name, size_t len)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "ext4_sb.h"
+#include "ext4/sb.h"
 #include "options.h"
 #include "verb.h"
 

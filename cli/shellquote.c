@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "audit_report.h"
+#include "tree/report.h"
 
 /* Length of the UTF-8 character starting with byte b (s is valid). */
 static size_t seqlen(unsigned char b)

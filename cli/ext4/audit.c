@@ -13,9 +13,9 @@
 #include <et/com_err.h>
 
 #include "diag.h"
-#include "ext4.h"
-#include "ext4_htree.h"
-#include "ext4_report.h"
+#include "ext4/ext4.h"
+#include "ext4/htree.h"
+#include "ext4/report.h"
 
 struct entry {
 	size_t off, len;  /* of the name in the audit's arena */

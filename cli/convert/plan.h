@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "audit_report.h"
-#include "findings.h"
-#include "journal.h"
+#include "tree/report.h"
+#include "tree/findings.h"
+#include "convert/journal.h"
 
 struct cli_plan {
 	/* Inputs. */

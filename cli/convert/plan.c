@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert_plan.h"
+#include "convert/plan.h"
 #include "diag.h"
-#include "dirmeta.h"
-#include "walk.h"
+#include "tree/dirmeta.h"
+#include "tree/walk.h"
 
 /* A directory on the current branch. */
 struct level {

@@ -8,14 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit_report.h"
-#include "convert_plan.h"
-#include "convert_run.h"
+#include "tree/report.h"
+#include "convert/plan.h"
+#include "convert/run.h"
 #include "diag.h"
-#include "dirlist.h"
-#include "dirmeta.h"
+#include "tree/dirlist.h"
+#include "tree/dirmeta.h"
 #include "verb.h"
-#include "walk.h"
+#include "tree/walk.h"
 
 /* Where the directory's journal, replacement and probe live, in DIR/.. */
 struct names {

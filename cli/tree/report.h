@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "findings.h"
+#include "tree/findings.h"
 #include "progress.h"
 
 enum cli_format { CLI_HUMAN, CLI_JSON, CLI_RECORDS };

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "audit_report.h"
+#include "tree/report.h"
 
 static const char *const kind_word[] = {
 	[CLI_COLLISION] = "collision",

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dirlist.h"
+#include "tree/dirlist.h"
 #include "progress.h"
 
 struct cli_walk {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings.h"
+#include "tree/findings.h"
 
 void cli_rules_init(struct cli_rules *r, const cf_encoding *chosen)
 {

@@ -1,7 +1,7 @@
 /* Writing audit findings: one line each in text, one array in JSON. */
 #include <string.h>
 
-#include "ext4_report.h"
+#include "ext4/report.h"
 #include "ext4_quote.h"
 
 /* Start of a finding: a separator in JSON, the directory in text. */

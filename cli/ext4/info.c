@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "diag.h"
-#include "ext4.h"
-#include "ext4_sb.h"
+#include "ext4/ext4.h"
+#include "ext4/sb.h"
 #include "ext4_quote.h"
 
 /* What the fields mean, worked out once for both output forms. */

@@ -1,4 +1,4 @@
-/* The conversion itself (see convert_run.h). */
+/* The conversion itself (see convert/run.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "convert_run.h"
+#include "convert/run.h"
 #include "diag.h"
-#include "dirlist.h"
-#include "dirmeta.h"
+#include "tree/dirlist.h"
+#include "tree/dirmeta.h"
 
 /* The name of a subdirectory's replacement, when it is free. */
 #define TEMP_NAME ".casefold-new"
