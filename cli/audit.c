@@ -3,8 +3,8 @@
 
 #include "diag.h"
 #include "tree/report.h"
-#include "verb.h"
 #include "tree/walk.h"
+#include "verb.h"
 
 struct audit {
 	struct cli_rules rules;

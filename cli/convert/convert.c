@@ -8,14 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tree/report.h"
 #include "convert/plan.h"
 #include "convert/run.h"
 #include "diag.h"
+#include "quote.h"
 #include "tree/dirlist.h"
 #include "tree/dirmeta.h"
-#include "verb.h"
+#include "tree/report.h"
 #include "tree/walk.h"
+#include "verb.h"
 
 /* Where the directory's journal, replacement and probe live, in DIR/.. */
 struct names {
@@ -104,7 +105,7 @@ static int plan(const struct cli_args *args, const char *real, int top, const st
 	} else if (strict && p.invalid) {
 		for (size_t i = 0; i < p.invalid; i++) {
 			fputs("invalid name: ", stdout);
-			cli_shell_quote(stdout, p.invalid_paths[i], strlen(p.invalid_paths[i]));
+			cli_quote_shell(stdout, p.invalid_paths[i], strlen(p.invalid_paths[i]));
 			putchar('\n');
 		}
 		cli_error("convert: %s: the filesystem is strict and %llu names are not valid "

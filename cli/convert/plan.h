@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tree/report.h"
-#include "tree/findings.h"
 #include "convert/journal.h"
+#include "tree/findings.h"
+#include "tree/report.h"
 
 struct cli_plan {
 	/* Inputs. */
