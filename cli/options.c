@@ -88,7 +88,7 @@ static const struct cli_option *option_of_value(int c, unsigned accepted)
 static int load_encoding(const struct cli_verb *verb, struct cli_args *args,
 			 const char *name, unsigned flags)
 {
-	int err = cf_encoding_init(&args->enc, name, flags);
+	int err = cf_encoding_load(&args->enc, name, flags);
 
 	if (err == -ENOENT)
 		return cli_usage(verb->name, "unknown encoding '%s' (see 'casefold versions')",

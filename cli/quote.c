@@ -22,7 +22,7 @@ static const cf_encoding *newest(void)
 	static bool loaded;
 
 	if (!loaded)
-		loaded = cf_encoding_init(&enc, cf_encoding_latest(), 0) == 0;
+		loaded = cf_encoding_load(&enc, cf_encoding_latest(), 0) == 0;
 	return &enc;
 }
 
