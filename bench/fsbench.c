@@ -345,7 +345,7 @@ static int cmd_stat(int argc, char **argv)
 	state = parse_num(argv[4], "seed");
 	if (n == 0)
 		die("empty directory");
-	if (cf_encoding_init(&r.enc, ENCODING, 0) < 0)
+	if (cf_encoding_load(&r.enc, ENCODING, 0) < 0)
 		die("no encoding %s", ENCODING);
 
 	names = malloc(k * sizeof(*names));

@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert_plan.h"
+#include "convert/plan.h"
 #include "diag.h"
-#include "dirmeta.h"
-#include "walk.h"
+#include "quote.h"
+#include "tree/dirmeta.h"
+#include "tree/walk.h"
 
 /* A directory on the current branch. */
 struct level {
@@ -180,9 +181,9 @@ static void print_rename(FILE *f, const char *dir, const char *old, const char *
 	if (path)
 		snprintf(path, n, "%s/%s", dir, old);
 	fputs("rename ", f);
-	cli_shell_quote(f, path ? path : old, strlen(path ? path : old));
+	cli_quote_shell(f, path ? path : old, strlen(path ? path : old));
 	fputs(" -> ", f);
-	cli_shell_quote(f, new, strlen(new));
+	cli_quote_shell(f, new, strlen(new));
 	putc('\n', f);
 	free(path);
 }

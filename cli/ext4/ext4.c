@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "ext4.h"
+#include "ext4/ext4.h"
 #include "verb.h"
 
 static int run_ext4(const struct cli_args *args)

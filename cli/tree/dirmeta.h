@@ -8,9 +8,6 @@
 
 #include <stdbool.h>
 
-/* FS_CASEFOLD_FL, which older kernel headers lack. */
-#define CLI_CASEFOLD_FL 0x40000000u
-
 /* 1 if the directory fd is casefolded, 0 if not, or -errno (-ENOTTY or
  * -EOPNOTSUPP: the filesystem has no inode flags). */
 int cli_casefolded(int fd);

@@ -13,9 +13,9 @@
 #include <et/com_err.h>
 
 #include "diag.h"
-#include "ext4.h"
-#include "ext4_htree.h"
-#include "ext4_report.h"
+#include "ext4/ext4.h"
+#include "ext4/htree.h"
+#include "ext4/report.h"
 
 struct entry {
 	size_t off, len;  /* of the name in the audit's arena */
@@ -243,14 +243,14 @@ static void check_positions(struct audit *a)
 		struct cli_ext4_report_name n = report_name(a, e);
 		uint32_t h, h2;
 
-		if (cf_ext4_dirhash(alg, a->seed, n.name, n.len, &a->enc, &h, NULL) < 0) {
+		if (cf_ext4_name_hash(&a->enc, alg, a->seed, n.name, n.len, &h, NULL) < 0) {
 			snprintf(err, sizeof(err), "htree hash version %u unknown", t.hash_version);
 			cli_ext4_report_damage(&a->report, dir(a), err);
 			break;
 		}
 		if (leaf && cli_htree_fits(leaf, h))
 			continue;
-		cf_ext4_dirhash(alg, a->seed, n.name, n.len, &a->other, &h2, NULL);
+		cf_ext4_name_hash(&a->other, alg, a->seed, n.name, n.len, &h2, NULL);
 		cli_ext4_report_misplaced(&a->report, dir(a), &n, e->lblk, h, leaf,
 				     leaf && cli_htree_fits(leaf, h2),
 				     a->other.flags & CF_KEEP_IGNORABLES);
@@ -348,7 +348,7 @@ static int setup(struct audit *a, const char *path)
 	if (a->casefold &&
 	    (cf_ext4_encoding_load(&a->enc, sb->s_encoding,
 				   sb->s_encoding_flags & ~CF_EXT4_ENC_STRICT_FL) < 0 ||
-	     cf_encoding_init(&a->other, cf_encoding_name(&a->enc),
+	     cf_encoding_load(&a->other, cf_encoding_name(&a->enc),
 			      a->enc.flags ^ CF_KEEP_IGNORABLES) < 0)) {
 		cli_error("%s: unknown encoding (magic %u): Linux refuses to mount it", path,
 			  sb->s_encoding);

@@ -1,4 +1,4 @@
-/* The conversion itself (see convert_run.h). */
+/* The conversion itself (see convert/run.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "convert_run.h"
+#include "convert/run.h"
 #include "diag.h"
-#include "dirlist.h"
-#include "dirmeta.h"
+#include "tree/dirlist.h"
+#include "tree/dirmeta.h"
 
 /* The name of a subdirectory's replacement, when it is free. */
 #define TEMP_NAME ".casefold-new"
@@ -120,95 +120,117 @@ static int move_entries(struct cli_convert *c, int dfd, int tfd, const char *rel
 }
 
 /*
- * Steps 1-4 for the directory pfd/name (rel), resuming where a crash left
- * them if the journal's open record for rel says so.
+ * Before step 1: choose TEMP and record it in the journal with the
+ * directory's times, unless the journal's open record for rel (a crash)
+ * already has.  Returns that record, or NULL after saying why.
  */
-static int replace_dir(struct cli_convert *c, int pfd, const char *name, const char *rel)
+static struct cli_pending *announce(struct cli_convert *c, int pfd, int dfd, const char *rel)
 {
 	struct cli_pending *p = cli_journal_pending(c->j, rel);
-	int dfd = cli_open_dir(pfd, name, O_NOFOLLOW), tfd = -1, err = 0;
-	const char *what;
+	struct stat st;
 	char temp[64];
+	int err = 0;
 
-	if (dfd < 0)
-		return fail(c, rel, "opening", -errno);
-	if (!p || !p->temp) {
-		struct stat st;
-
-		if (*rel)
-			err = choose_temp(pfd, temp, sizeof(temp));
-		else
-			snprintf(temp, sizeof(temp), "%s", c->root_temp);
-		if (!err && fstat(dfd, &st) < 0)
-			err = -errno;
-		if (!err)
-			err = cli_journal_begin(c->j, rel, *rel ? temp : c->root_temp,
-						(struct timespec[]){ st.st_atim, st.st_mtim });
-		if (err) {
-			close(dfd);
-			return fail(c, rel, "journal", err);
-		}
-		step(c);
-		p = cli_journal_pending(c->j, rel);
+	if (p && p->temp)
+		return p;
+	if (*rel)
+		err = choose_temp(pfd, temp, sizeof(temp));
+	else
+		snprintf(temp, sizeof(temp), "%s", c->root_temp);
+	if (!err && fstat(dfd, &st) < 0)
+		err = -errno;
+	if (!err)
+		err = cli_journal_begin(c->j, rel, *rel ? temp : c->root_temp,
+					(struct timespec[]){ st.st_atim, st.st_mtim });
+	if (err) {
+		fail(c, rel, "journal", err);
+		return NULL;
 	}
-	tfd = cli_open_dir(pfd, p->temp, O_NOFOLLOW);
+	step(c);
+	return cli_journal_pending(c->j, rel);
+}
+
+/* Step 1: TEMP exists, casefolded, with the directory's extended
+ * attributes.  Returns its descriptor, or -ECANCELED after saying why. */
+static int make_temp(struct cli_convert *c, int pfd, int dfd, const char *temp, const char *rel)
+{
+	int tfd = cli_open_dir(pfd, temp, O_NOFOLLOW), err;
+	const char *what;
+
 	if (tfd < 0 && errno == ENOENT) {
-		if (mkdirat(pfd, p->temp, 0700) < 0) {
-			err = fail(c, rel, "creating the new directory", -errno);
-			goto out;
-		}
+		if (mkdirat(pfd, temp, 0700) < 0)
+			return fail(c, rel, "creating the new directory", -errno);
 		step(c);
-		tfd = cli_open_dir(pfd, p->temp, O_NOFOLLOW);
+		tfd = cli_open_dir(pfd, temp, O_NOFOLLOW);
 	}
-	if (tfd < 0) {
-		err = fail(c, rel, "opening the new directory", -errno);
-		goto out;
-	}
+	if (tfd < 0)
+		return fail(c, rel, "opening the new directory", -errno);
 	/* Inherited from a casefolded parent, or set while still empty. */
 	err = cli_casefolded(tfd);
 	if (err == 0) {
 		err = cli_set_casefold(tfd);
 		step(c);
 	}
-	if (err < 0) {
+	if (err < 0)
 		err = fail(c, rel, "casefolding the new directory", err);
-		goto out;
-	}
-	if ((err = cli_copy_xattrs(dfd, tfd, &what)) < 0) {
+	else if ((err = cli_copy_xattrs(dfd, tfd, &what)) < 0)
 		err = fail(c, rel, what, err);
-		goto out;
-	}
-	step(c);
-	if ((err = move_entries(c, dfd, tfd, rel)) < 0)
-		goto out;
-	if ((err = cli_copy_owner_mode(dfd, tfd, &what)) < 0) {
-		err = fail(c, rel, what, err);
-		goto out;
-	}
-	step(c);
-	if (renameat2(pfd, name, pfd, p->temp, RENAME_EXCHANGE) < 0) {
-		err = fail(c, rel, "exchanging with the new directory", -errno);
-		goto out;
-	}
-	step(c);
-	if (unlinkat(pfd, p->temp, AT_REMOVEDIR) < 0) {
-		err = fail(c, rel, "removing the old directory", -errno);
-		goto out;
-	}
-	step(c);
-	c->converted++;
-out:
-	close(dfd);
-	if (tfd >= 0)
+	if (err < 0) {
 		close(tfd);
-	return err;
+		return err;
+	}
+	step(c);
+	return tfd;
+}
+
+/* Steps 2-4: fill TEMP, swap it with pfd/name, remove the old one. */
+static int swap_in(struct cli_convert *c, int pfd, const char *name, int dfd, int tfd,
+		   const char *temp, const char *rel)
+{
+	const char *what;
+	int err;
+
+	if ((err = move_entries(c, dfd, tfd, rel)) < 0)
+		return err;
+	if ((err = cli_copy_owner_mode(dfd, tfd, &what)) < 0)
+		return fail(c, rel, what, err);
+	step(c);
+	if (renameat2(pfd, name, pfd, temp, RENAME_EXCHANGE) < 0)
+		return fail(c, rel, "exchanging with the new directory", -errno);
+	step(c);
+	if (unlinkat(pfd, temp, AT_REMOVEDIR) < 0)
+		return fail(c, rel, "removing the old directory", -errno);
+	step(c);
+	return 0;
 }
 
 /*
- * After a crash: the directory of the last B record may be half done.  If
- * it is casefolded, the exchange happened and only the old one (under the
- * temporary name) remains to be removed; otherwise the walk resumes it.
+ * Steps 1-4 for the directory pfd/name (rel), resuming where a crash left
+ * them if the journal's open record for rel says so.
  */
+static int replace_dir(struct cli_convert *c, int pfd, const char *name, const char *rel)
+{
+	int dfd = cli_open_dir(pfd, name, O_NOFOLLOW), tfd, err;
+	struct cli_pending *p;
+
+	if (dfd < 0)
+		return fail(c, rel, "opening", -errno);
+	if (!(p = announce(c, pfd, dfd, rel))) {
+		close(dfd);
+		return -ECANCELED;
+	}
+	if ((tfd = make_temp(c, pfd, dfd, p->temp, rel)) < 0) {
+		close(dfd);
+		return tfd;
+	}
+	err = swap_in(c, pfd, name, dfd, tfd, p->temp, rel);
+	if (!err)
+		c->converted++;
+	close(dfd);
+	close(tfd);
+	return err;
+}
+
 static int finish_interrupted(struct cli_convert *c)
 {
 	struct cli_pending *p = c->j->last_begin ? &c->j->stack[c->j->depth - 1] : NULL;

@@ -9,7 +9,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "walk.h"
+#include "tree/walk.h"
 
 /* The directories on the way down, for --follow's loop check. */
 struct frame {

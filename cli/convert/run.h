@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "journal.h"
+#include "convert/journal.h"
 #include "progress.h"
 
 struct cli_convert {

@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "diag.h"
-#include "ext4.h"
-#include "ext4_sb.h"
-#include "ext4_quote.h"
+#include "ext4/ext4.h"
+#include "ext4/sb.h"
+#include "quote.h"
 
 /* What the fields mean, worked out once for both output forms. */
 struct info {
@@ -81,7 +81,7 @@ static void print_json(const struct info *in)
 
 	printf("{\"casefold\":%s,\"encoding\":", in->casefold ? "true" : "false");
 	if (in->encoding)
-		cli_ext4_quote_json(stdout, in->encoding, strlen(in->encoding));
+		cli_quote_json(stdout, in->encoding, strlen(in->encoding));
 	else
 		fputs("null", stdout);
 	printf(",\"encoding_magic\":%u,\"encoding_flags\":%u,\"strict\":%s,"

@@ -1,8 +1,8 @@
 /* Writing audit findings: one line each in text, one array in JSON. */
 #include <string.h>
 
-#include "ext4_report.h"
-#include "ext4_quote.h"
+#include "ext4/report.h"
+#include "quote.h"
 
 /* Start of a finding: a separator in JSON, the directory in text. */
 static void begin(struct cli_ext4_report *r, const struct cli_ext4_report_dir *d, const char *kind,
@@ -16,10 +16,10 @@ static void begin(struct cli_ext4_report *r, const struct cli_ext4_report_dir *d
 		fprintf(r->f, "%s{\"kind\":\"%s\",\"severity\":\"%s\",\"dir\":",
 			r->problems + r->notes > 1 ? ",\n" : "\n", kind,
 			problem ? "problem" : "note");
-		cli_ext4_quote_json(r->f, d->path, strlen(d->path));
+		cli_quote_json(r->f, d->path, strlen(d->path));
 		fprintf(r->f, ",\"dir_inode\":%u", d->ino);
 	} else {
-		cli_ext4_quote_text(r->f, d->path, strlen(d->path));
+		cli_quote_shell(r->f, d->path, strlen(d->path));
 		fprintf(r->f, ": %s%s: ", problem ? "" : "note: ", kind);
 	}
 }
@@ -28,12 +28,12 @@ static void name(struct cli_ext4_report *r, const struct cli_ext4_report_name *n
 {
 	if (r->json) {
 		fputs("{\"name\":", r->f);
-		cli_ext4_quote_json(r->f, n->name, n->len);
+		cli_quote_json(r->f, n->name, n->len);
 		fputs(",\"hex\":", r->f);
-		cli_ext4_quote_hex(r->f, n->name, n->len);
+		cli_quote_hex(r->f, n->name, n->len);
 		fprintf(r->f, ",\"inode\":%u}", n->ino);
 	} else {
-		cli_ext4_quote_text(r->f, n->name, n->len);
+		cli_quote_shell(r->f, n->name, n->len);
 		fprintf(r->f, " (inode %u)", n->ino);
 	}
 }
@@ -44,10 +44,10 @@ void cli_ext4_report_begin(struct cli_ext4_report *r, const char *image, const c
 	if (!r->json)
 		return;
 	fputs("{\"image\":", r->f);
-	cli_ext4_quote_json(r->f, image, strlen(image));
+	cli_quote_json(r->f, image, strlen(image));
 	fputs(",\"encoding\":", r->f);
 	if (encoding)
-		cli_ext4_quote_json(r->f, encoding, strlen(encoding));
+		cli_quote_json(r->f, encoding, strlen(encoding));
 	else
 		fputs("null", r->f);
 	fprintf(r->f, ",\"encoding_flags\":%u,\"findings\":[", encoding_flags);
@@ -122,7 +122,7 @@ void cli_ext4_report_damage(struct cli_ext4_report *r, const struct cli_ext4_rep
 	begin(r, d, "damage", true);
 	if (r->json) {
 		fputs(",\"what\":", r->f);
-		cli_ext4_quote_json(r->f, what, strlen(what));
+		cli_quote_json(r->f, what, strlen(what));
 		fputs("}", r->f);
 	} else {
 		fprintf(r->f, "%s\n", what);

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "casefold.h"
-#include "dirlist.h"
+#include "tree/dirlist.h"
 
 enum cli_finding_kind {
 	CLI_COLLISION,  /* names equal under the chosen rule */

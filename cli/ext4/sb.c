@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "ext4_sb.h"
+#include "ext4/sb.h"
 
 #define SB_LOG_BLOCK_SIZE 0x18 /* __le32: block size is 1024 << this */
 

@@ -8,7 +8,8 @@
 #include <linux/fs.h>
 #include <unistd.h>
 
-#include "dirmeta.h"
+#include "casefold_ext4.h"
+#include "tree/dirmeta.h"
 
 int cli_casefolded(int fd)
 {
@@ -17,7 +18,8 @@ int cli_casefolded(int fd)
 
 	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
 		return -errno;
-	return ((unsigned)flags & CLI_CASEFOLD_FL) != 0;
+	/* FS_CASEFOLD_FL, which older kernel headers lack: libcasefold's copy. */
+	return ((unsigned)flags & CF_EXT4_CASEFOLD_FL) != 0;
 }
 
 int cli_set_casefold(int fd)
@@ -26,7 +28,7 @@ int cli_set_casefold(int fd)
 
 	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
 		return -errno;
-	flags = (int)((unsigned)flags | CLI_CASEFOLD_FL);
+	flags = (int)((unsigned)flags | CF_EXT4_CASEFOLD_FL);
 	return ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0 ? -errno : 0;
 }
 

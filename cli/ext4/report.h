@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ext4_htree.h"
+#include "ext4/htree.h"
 
 struct cli_ext4_report {
 	FILE *f;

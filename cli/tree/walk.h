@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dirlist.h"
 #include "progress.h"
+#include "tree/dirlist.h"
 
 struct cli_walk {
 	bool follow;        /* descend through symlinks to directories */

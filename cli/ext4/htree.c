@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ext4_htree.h"
+#include "ext4/htree.h"
 
 #define ROOT_INFO 24
 #define NODE_ENTRIES 8

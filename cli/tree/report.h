@@ -1,7 +1,7 @@
 /*
  * The audit report, streamed as findings arrive: human-readable lines, one
- * JSON document, or NUL-separated records (-0).  Also the quoting of names
- * in messages, shared with convert.
+ * JSON document, or NUL-separated records (-0); convert reports through
+ * it too.
  */
 #ifndef CLI_AUDIT_REPORT_H
 #define CLI_AUDIT_REPORT_H
@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "findings.h"
 #include "progress.h"
+#include "tree/findings.h"
 
 enum cli_format { CLI_HUMAN, CLI_JSON, CLI_RECORDS };
 
@@ -30,13 +30,5 @@ void cli_audit_finding(struct cli_audit_report *r, const char *dir, const struct
 /* Also says it on standard error, whatever the format. */
 void cli_audit_error(struct cli_audit_report *r, const char *path, int err);
 void cli_audit_end(struct cli_audit_report *r, uint64_t directories, uint64_t entries);
-
-/*
- * Write a name so that a human sees every byte and can paste it into a
- * shell: bare if harmless, '...' if it has shell syntax, $'...' with \xHH
- * and \uXXXX escapes for bytes that are not UTF-8, control characters and
- * invisible (Default_Ignorable) code points.
- */
-void cli_shell_quote(FILE *f, const char *s, size_t len);
 
 #endif

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "names.h"
+#include "operands.h"
 
 const char cli_names_doc[] =
 	"An operand - stands for the names read from standard input, one per\n"

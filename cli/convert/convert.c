@@ -8,14 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit_report.h"
-#include "convert_plan.h"
-#include "convert_run.h"
+#include "convert/plan.h"
+#include "convert/run.h"
 #include "diag.h"
-#include "dirlist.h"
-#include "dirmeta.h"
+#include "quote.h"
+#include "tree/dirlist.h"
+#include "tree/dirmeta.h"
+#include "tree/report.h"
+#include "tree/walk.h"
 #include "verb.h"
-#include "walk.h"
 
 /* Where the directory's journal, replacement and probe live, in DIR/.. */
 struct names {
@@ -68,6 +69,68 @@ static int unsupported(const char *dir, int err)
 	return CLI_EXIT_TROUBLE;
 }
 
+/* A strict filesystem would refuse the invalid names the plan found. */
+static int refuse_invalid(const struct cli_args *args, const struct cli_plan *p)
+{
+	for (size_t i = 0; i < p->invalid; i++) {
+		fputs("invalid name: ", stdout);
+		cli_quote_shell(stdout, p->invalid_paths[i], strlen(p->invalid_paths[i]));
+		putchar('\n');
+	}
+	cli_error("convert: %s: the filesystem is strict and %llu names are not valid "
+		  "%s; nothing was changed", args->operands[0],
+		  (unsigned long long)p->invalid, cf_encoding_name(&args->enc));
+	return CLI_EXIT_FAIL;
+}
+
+/* The plan, written once before anything changes.  Returns -1 to go on. */
+static int write_journal(const struct cli_args *args, const struct cli_plan *p, int top,
+			 const struct names *nm, struct cli_journal *j)
+{
+	int err;
+
+	snprintf(j->rule, sizeof(j->rule), "%s", cf_encoding_name(&args->enc));
+	j->keep_ignorables = args->enc.flags & CF_KEEP_IGNORABLES;
+	j->rename = args->rename;
+	j->entries = p->entries;
+	if ((err = cli_journal_create(j, top, nm->journal)) < 0) {
+		cli_error("convert: writing the journal %s: %s", nm->journal, strerror(-err));
+		return CLI_EXIT_TROUBLE;
+	}
+	return -1;
+}
+
+/* What a finished plan allows: an exit status, or -1 to go on. */
+static int decide(const struct cli_args *args, const struct cli_plan *p, int top,
+		  const struct names *nm, struct cli_journal *j)
+{
+	int strict;
+
+	if (p->unsupported)
+		return unsupported(args->operands[0], p->unsupported);
+	if (p->errors) {
+		cli_error("convert: %s: nothing was changed", args->operands[0]);
+		return CLI_EXIT_TROUBLE;
+	}
+	if (p->collisions && !args->rename) {
+		cli_error("convert: %s: %llu sets of names would collide; nothing was changed "
+			  "(--on-collision=rename renames them)", args->operands[0],
+			  (unsigned long long)p->collisions);
+		return CLI_EXIT_FAIL;
+	}
+	if (args->dry_run) {
+		printf("would convert %llu of %llu directories, moving %llu entries, renaming %zu\n",
+		       (unsigned long long)p->convert, (unsigned long long)p->directories,
+		       (unsigned long long)p->entries, j->nrenames);
+		return CLI_EXIT_OK;
+	}
+	if ((strict = probe(top, nm->probe)) < 0)
+		return unsupported(args->operands[0], strict);
+	if (strict && p->invalid)
+		return refuse_invalid(args, p);
+	return write_journal(args, p, top, nm, j);
+}
+
 /* The read-only first pass.  Returns an exit status, or -1 to go on. */
 static int plan(const struct cli_args *args, const char *real, int top, const struct names *nm,
 		struct cli_journal *j)
@@ -75,7 +138,7 @@ static int plan(const struct cli_args *args, const char *real, int top, const st
 	struct cli_rules rules;
 	struct cli_audit_report report;
 	struct cli_plan p = { 0 };
-	int status = -1, strict;
+	int status;
 
 	cli_rules_init(&rules, &args->enc);
 	report = (struct cli_audit_report){ .f = stdout, .format = CLI_HUMAN, .rules = &rules };
@@ -84,42 +147,8 @@ static int plan(const struct cli_args *args, const char *real, int top, const st
 	if (cli_plan_tree(&p) < 0) {
 		cli_error("convert: out of memory");
 		status = CLI_EXIT_TROUBLE;
-	} else if (p.unsupported) {
-		status = unsupported(args->operands[0], p.unsupported);
-	} else if (p.errors) {
-		cli_error("convert: %s: nothing was changed", args->operands[0]);
-		status = CLI_EXIT_TROUBLE;
-	} else if (p.collisions && !args->rename) {
-		cli_error("convert: %s: %llu sets of names would collide; nothing was changed "
-			  "(--on-collision=rename renames them)", args->operands[0],
-			  (unsigned long long)p.collisions);
-		status = CLI_EXIT_FAIL;
-	} else if (args->dry_run) {
-		printf("would convert %llu of %llu directories, moving %llu entries, renaming %zu\n",
-		       (unsigned long long)p.convert, (unsigned long long)p.directories,
-		       (unsigned long long)p.entries, j->nrenames);
-		status = CLI_EXIT_OK;
-	} else if ((strict = probe(top, nm->probe)) < 0) {
-		status = unsupported(args->operands[0], strict);
-	} else if (strict && p.invalid) {
-		for (size_t i = 0; i < p.invalid; i++) {
-			fputs("invalid name: ", stdout);
-			cli_shell_quote(stdout, p.invalid_paths[i], strlen(p.invalid_paths[i]));
-			putchar('\n');
-		}
-		cli_error("convert: %s: the filesystem is strict and %llu names are not valid "
-			  "%s; nothing was changed", args->operands[0],
-			  (unsigned long long)p.invalid, cf_encoding_name(&args->enc));
-		status = CLI_EXIT_FAIL;
 	} else {
-		snprintf(j->rule, sizeof(j->rule), "%s", cf_encoding_name(&args->enc));
-		j->keep_ignorables = args->enc.flags & CF_KEEP_IGNORABLES;
-		j->rename = args->rename;
-		j->entries = p.entries;
-		if ((strict = cli_journal_create(j, top, nm->journal)) < 0) {
-			cli_error("convert: writing the journal %s: %s", nm->journal, strerror(-strict));
-			status = CLI_EXIT_TROUBLE;
-		}
+		status = decide(args, &p, top, nm, j);
 	}
 	cli_plan_free(&p);
 	return status;
@@ -146,80 +175,118 @@ static int resumable(const struct cli_args *args, const struct cli_journal *j, c
 	return -1;
 }
 
+/* DIR as realpath(3) gives it, cut at its last slash into its parent, where
+ * the work happens, and its name there. */
+struct target {
+	char *real;  /* allocated: "PARENT\0NAME" while cut */
+	char *slash; /* the cut */
+};
+
+/* Resolve and cut DIR, then open its parent as c->top and name the files
+ * kept beside it.  Returns -1 to go on, or an exit status. */
+static int locate(const char *dir, struct target *t, struct cli_convert *c, struct names *nm)
+{
+	const char *parent;
+
+	if (!(t->real = realpath(dir, NULL))) {
+		cli_error("convert: %s: %s", dir, strerror(errno));
+		return CLI_EXIT_TROUBLE;
+	}
+	t->slash = strrchr(t->real, '/');
+	if (t->slash == t->real && !t->slash[1])
+		return cli_usage("convert", "the root directory has no parent to work in");
+	parent = t->slash == t->real ? "/" : t->real;
+	*t->slash = '\0';
+	c->base = t->slash + 1;
+	make_names(nm, c->base);
+	c->root_temp = nm->temp;
+	c->top = cli_open_dir(AT_FDCWD, parent, 0);
+	if (c->top < 0) {
+		cli_error("convert: %s: %s", parent, strerror(errno));
+		return CLI_EXIT_TROUBLE;
+	}
+	return -1;
+}
+
+/*
+ * Resume the conversion an interrupted run journaled, or plan a new one
+ * (refusing a mount point, which has no "beside").  Returns -1 to go on to
+ * the conversion, or an exit status.
+ */
+static int prepare(const struct cli_args *args, const struct target *t,
+		   const struct cli_convert *c, const struct names *nm, struct cli_journal *j)
+{
+	const char *dir = args->operands[0];
+	struct statx stx;
+	int status, err = cli_journal_load(j, c->top, nm->journal);
+
+	if (err == 0) {
+		status = resumable(args, j, nm->journal);
+		if (status < 0 && !args->dry_run)
+			fprintf(stderr, "casefold: convert: resuming the interrupted conversion of %s\n",
+				dir);
+		return status;
+	}
+	if (err != -ENOENT) {
+		cli_error("convert: %s: the journal %s is damaged (%s); nothing was done",
+			  dir, nm->journal, strerror(-err));
+		return CLI_EXIT_TROUBLE;
+	}
+	if (statx(c->top, c->base, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &stx) == 0 &&
+	    stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT &&
+	    stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) {
+		cli_error("convert: %s is a mount point: its replacement cannot be made beside "
+			  "it; convert its subdirectories, or remount", dir);
+		return CLI_EXIT_TROUBLE;
+	}
+	/* realpath cut in two: put it back together for the walk. */
+	*t->slash = '/';
+	status = plan(args, t->real, c->top, nm, j);
+	*t->slash = '\0';
+	return status;
+}
+
+/* The second pass, and the journal removed once it is done. */
+static int execute(struct cli_convert *c, const struct cli_journal *j, const char *jname)
+{
+	const char *crash = getenv("CASEFOLD_CONVERT_CRASH_AFTER");
+
+	c->crash_after = crash ? strtoul(crash, NULL, 10) : 0;
+	cli_progress_init(&c->progress, j->entries);
+	fflush(stdout);
+	if (cli_convert_run(c) < 0) {
+		cli_error("convert: %s: interrupted; run the same command again to finish",
+			  c->shown);
+		return CLI_EXIT_TROUBLE;
+	}
+	unlinkat(c->top, jname, 0);
+	fsync(c->top);
+	printf("converted %s: %llu directories replaced, %llu entries moved, %zu renamed\n",
+	       c->shown, (unsigned long long)c->converted, (unsigned long long)c->moved,
+	       j->nrenames);
+	return CLI_EXIT_OK;
+}
+
 static int run_convert(const struct cli_args *args)
 {
 	const char *dir = args->operands[0];
 	struct cli_journal j = { .fd = -1 };
 	struct cli_convert c = { .shown = dir, .j = &j };
-	char *real = realpath(dir, NULL), *slash, *parent;
-	const char *crash = getenv("CASEFOLD_CONVERT_CRASH_AFTER");
+	struct target t = { 0 };
 	struct names nm;
-	struct statx stx;
-	int status = -1, err;
+	int status = locate(dir, &t, &c, &nm);
 
-	if (!real) {
-		cli_error("convert: %s: %s", dir, strerror(errno));
-		return CLI_EXIT_TROUBLE;
-	}
-	slash = strrchr(real, '/');
-	if (slash == real && !slash[1]) {
-		free(real);
-		return cli_usage("convert", "the root directory has no parent to work in");
-	}
-	parent = slash == real ? "/" : real;
-	*slash = '\0';
-	c.base = slash + 1;
-	make_names(&nm, c.base);
-	c.root_temp = nm.temp;
-	c.top = cli_open_dir(AT_FDCWD, parent, 0);
-	if (c.top < 0) {
-		cli_error("convert: %s: %s", parent, strerror(errno));
-		free(real);
-		return CLI_EXIT_TROUBLE;
+	if (status >= 0) {
+		free(t.real);
+		return status;
 	}
 	cli_walk_raise_fd_limit();
-	err = cli_journal_load(&j, c.top, nm.journal);
-	if (err == 0) {
-		status = resumable(args, &j, nm.journal);
-		if (status < 0 && !args->dry_run)
-			fprintf(stderr, "casefold: convert: resuming the interrupted conversion of %s\n",
-				dir);
-	} else if (err != -ENOENT) {
-		cli_error("convert: %s: the journal %s is damaged (%s); nothing was done",
-			  dir, nm.journal, strerror(-err));
-		status = CLI_EXIT_TROUBLE;
-	} else if (statx(c.top, c.base, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &stx) == 0 &&
-		   stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT &&
-		   stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) {
-		cli_error("convert: %s is a mount point: its replacement cannot be made beside "
-			  "it; convert its subdirectories, or remount", dir);
-		status = CLI_EXIT_TROUBLE;
-	} else {
-		/* realpath cut in two: put it back together for the walk. */
-		*slash = '/';
-		status = plan(args, real, c.top, &nm, &j);
-		*slash = '\0';
-	}
-	if (status < 0) {
-		c.crash_after = crash ? strtoul(crash, NULL, 10) : 0;
-		cli_progress_init(&c.progress, j.entries);
-		fflush(stdout);
-		if (cli_convert_run(&c) < 0) {
-			cli_error("convert: %s: interrupted; run the same command again to finish",
-				  dir);
-			status = CLI_EXIT_TROUBLE;
-		} else {
-			unlinkat(c.top, nm.journal, 0);
-			fsync(c.top);
-			printf("converted %s: %llu directories replaced, %llu entries moved, "
-			       "%zu renamed\n", dir, (unsigned long long)c.converted,
-			       (unsigned long long)c.moved, j.nrenames);
-			status = CLI_EXIT_OK;
-		}
-	}
+	status = prepare(args, &t, &c, &nm, &j);
+	if (status < 0)
+		status = execute(&c, &j, nm.journal);
 	cli_journal_free(&j);
 	close(c.top);
-	free(real);
+	free(t.real);
 	return status;
 }
 

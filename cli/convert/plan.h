@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "audit_report.h"
-#include "findings.h"
-#include "journal.h"
+#include "convert/journal.h"
+#include "tree/findings.h"
+#include "tree/report.h"
 
 struct cli_plan {
 	/* Inputs. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dirlist.h"
+#include "tree/dirlist.h"
 
 int cli_open_dir(int dirfd, const char *name, int flags)
 {

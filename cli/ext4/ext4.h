@@ -1,4 +1,4 @@
-/* The actions of the verb ext4 (cli/ext4.c dispatches to them). */
+/* The actions of the verb ext4 (cli/ext4/ext4.c dispatches to them). */
 #ifndef CLI_EXT4_H
 #define CLI_EXT4_H
 

@@ -1,12 +1,13 @@
 /*
  * The three report formats.  JSON strings must be UTF-8 and names need
  * not be, so every name and directory also comes in hex: the string is
- * for reading (invalid bytes shown as U+FFFD), the hex is exact.
+ * for reading (quote.h), the hex is exact.
  */
 #include <string.h>
 
 #include "diag.h"
-#include "audit_report.h"
+#include "quote.h"
+#include "tree/report.h"
 
 static const char *const kind_word[] = {
 	[CLI_COLLISION] = "collision",
@@ -14,45 +15,12 @@ static const char *const kind_word[] = {
 	[CLI_INVALID] = "invalid",
 };
 
-static void json_string(FILE *f, const char *s, size_t len)
-{
-	static cf_encoding utf8;
-	static bool loaded;
-	const unsigned char *p = (const unsigned char *)s;
-	bool valid;
-
-	/* Validity of UTF-8 does not depend on the Unicode version. */
-	if (!loaded)
-		loaded = cf_encoding_init(&utf8, "utf8", 0) == 0;
-	valid = cf_validate(&utf8, s, len) == 0;
-	putc('"', f);
-	for (size_t i = 0; i < len; i++) {
-		if (p[i] == '"' || p[i] == '\\')
-			fprintf(f, "\\%c", p[i]);
-		else if (p[i] < 0x20)
-			fprintf(f, "\\u%04x", p[i]);
-		else if (p[i] >= 0x80 && !valid)
-			fputs("\\ufffd", f);
-		else
-			putc(p[i], f);
-	}
-	putc('"', f);
-}
-
-static void json_hex(FILE *f, const char *s, size_t len)
-{
-	putc('"', f);
-	for (size_t i = 0; i < len; i++)
-		fprintf(f, "%02x", (unsigned char)s[i]);
-	putc('"', f);
-}
-
 void cli_audit_begin(struct cli_audit_report *r)
 {
 	if (r->format != CLI_JSON)
 		return;
 	fputs("{\"casefold_audit\": 1, \"encoding\": ", r->f);
-	json_string(r->f, cf_encoding_name(&r->rules->rule), strlen(cf_encoding_name(&r->rules->rule)));
+	cli_quote_json(r->f, cf_encoding_name(&r->rules->rule), strlen(cf_encoding_name(&r->rules->rule)));
 	fprintf(r->f, ", \"ignorables\": \"%s\",\n\"findings\": [",
 		r->rules->rule.flags & CF_KEEP_IGNORABLES ? "keep" : "strip");
 }
@@ -66,9 +34,9 @@ static void json_next(struct cli_audit_report *r)
 static void json_dir(FILE *f, const char *dir)
 {
 	fputs("\"dir\": ", f);
-	json_string(f, dir, strlen(dir));
+	cli_quote_json(f, dir, strlen(dir));
 	fputs(", \"dir_hex\": ", f);
-	json_hex(f, dir, strlen(dir));
+	cli_quote_hex(f, dir, strlen(dir));
 }
 
 static void put_path(FILE *f, const char *dir, const char *name, size_t len)
@@ -97,14 +65,14 @@ void cli_audit_finding(struct cli_audit_report *r, const char *dir, const struct
 		cli_progress_clear(r->progress);
 	switch (r->format) {
 	case CLI_HUMAN:
-		cli_shell_quote(f, dir, strlen(dir));
+		cli_quote_shell(f, dir, strlen(dir));
 		fprintf(f, ": %s", human[fd->kind]);
 		if (fd->kind == CLI_INVALID)
 			fprintf(f, " %s", cf_encoding_name(&r->rules->rule));
 		putc(':', f);
 		for (size_t i = 0; i < fd->n; i++) {
 			putc(' ', f);
-			cli_shell_quote(f, cli_dirlist_name(l, fd->idx[i]), l->e[fd->idx[i]].len);
+			cli_quote_shell(f, cli_dirlist_name(l, fd->idx[i]), l->e[fd->idx[i]].len);
 		}
 		putc('\n', f);
 		break;
@@ -121,12 +89,12 @@ void cli_audit_finding(struct cli_audit_report *r, const char *dir, const struct
 		fputs(", \"names\": [", f);
 		for (size_t i = 0; i < fd->n; i++) {
 			fputs(i ? ", " : "", f);
-			json_string(f, cli_dirlist_name(l, fd->idx[i]), l->e[fd->idx[i]].len);
+			cli_quote_json(f, cli_dirlist_name(l, fd->idx[i]), l->e[fd->idx[i]].len);
 		}
 		fputs("], \"names_hex\": [", f);
 		for (size_t i = 0; i < fd->n; i++) {
 			fputs(i ? ", " : "", f);
-			json_hex(f, cli_dirlist_name(l, fd->idx[i]), l->e[fd->idx[i]].len);
+			cli_quote_hex(f, cli_dirlist_name(l, fd->idx[i]), l->e[fd->idx[i]].len);
 		}
 		fputs("]}", f);
 		break;
@@ -145,7 +113,7 @@ void cli_audit_error(struct cli_audit_report *r, const char *path, int err)
 	fputs("{\"kind\": \"error\", ", r->f);
 	json_dir(r->f, path);
 	fputs(", \"error\": ", r->f);
-	json_string(r->f, strerror(-err), strlen(strerror(-err)));
+	cli_quote_json(r->f, strerror(-err), strlen(strerror(-err)));
 	putc('}', r->f);
 }
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "journal.h"
+#include "convert/journal.h"
 
 static int by_dir_old(const void *a, const void *b)
 {

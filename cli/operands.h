@@ -3,8 +3,8 @@
  * from standard input (one per line, or NUL-separated with -0), streamed
  * through a reusable buffer so that millions of names cost linear time.
  */
-#ifndef CLI_NAMES_H
-#define CLI_NAMES_H
+#ifndef CLI_OPERANDS_H
+#define CLI_OPERANDS_H
 
 #include <stddef.h>
 

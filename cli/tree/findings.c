@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings.h"
+#include "tree/findings.h"
 
 void cli_rules_init(struct cli_rules *r, const cf_encoding *chosen)
 {
@@ -17,8 +17,8 @@ void cli_rules_init(struct cli_rules *r, const cf_encoding *chosen)
 
 	r->rule = *chosen;
 	/* The name came from the library itself: these cannot fail. */
-	cf_encoding_init(&r->strip, name, flags);
-	cf_encoding_init(&r->keep, name, flags | CF_KEEP_IGNORABLES);
+	cf_encoding_load(&r->strip, name, flags);
+	cf_encoding_load(&r->keep, name, flags | CF_KEEP_IGNORABLES);
 	r->ignorables = cf_encoding_unicode_version(chosen) != 0;
 }
 
