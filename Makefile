@@ -66,10 +66,9 @@ $(O)/pic/lib/%.o: lib/%.c
 $(O)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -Icli -c $< -o $@
-# CF_ALLOW_DEPRECATED: fs/ still calls names that 0.2 deprecated, until it migrates.
 $(O)/fs/%.o: fs/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) $(FUSE_CFLAGS) -DCF_ALLOW_DEPRECATED -Ifs -c $< -o $@
+	$(CC) $(ALLCFLAGS) $(FUSE_CFLAGS) -Ifs -c $< -o $@
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
