@@ -86,7 +86,7 @@ R=$T/records       # ROUND PEER METRIC VALUE
 mkdir "$N" "$MBF" "$RB" "$RM" "$UB" "$UM" "$T/home" "$T/bin"
 chown 65534:65534 "$UB" "$UM" "$T/home"
 : >"$R"
-ROOT_PID= USER_PID= BFS_PID=
+ROOT_PID='' USER_PID='' BFS_PID=''
 FUSE_MODE=
 
 as_user() { HOME=$T/home setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
@@ -159,9 +159,9 @@ umount_peer() {
 # stats xattr and the spelling stat uses.
 where() {
 	case $1 in
-	native) dir=$N run= fsb=$F pid= xattr= spelling=exact ;;
-	bindfs) dir=$MBF run= fsb=$F pid=$BFS_PID xattr= spelling=exact ;;
-	root) dir=$RM run= fsb=$F pid=$ROOT_PID xattr=trusted.casefoldfs.stats spelling=miscased ;;
+	native) dir=$N run='' fsb=$F pid='' xattr='' spelling=exact ;;
+	bindfs) dir=$MBF run='' fsb=$F pid=$BFS_PID xattr='' spelling=exact ;;
+	root) dir=$RM run='' fsb=$F pid=$ROOT_PID xattr=trusted.casefoldfs.stats spelling=miscased ;;
 	user) dir=$UM run=as_user fsb=$UF pid=$USER_PID xattr=user.casefoldfs.stats spelling=miscased ;;
 	esac
 }
@@ -188,6 +188,16 @@ sample_fds() {
 }
 now() { date +%s.%N; }
 
+# create SUBDIR N [OPTIONS]: fsbench create through the peer (setup), no error allowed.
+create() {
+	sub=$1 count=$2
+	shift 2
+	if ! $run "$fsb" create "$@" "$dir/$sub" "$count" >"$T/$peer.out" 2>&1 ||
+		! grep -qx 'errors 0' "$T/$peer.out"; then
+		die "$peer: creating $dir/$sub failed: $(tr '\n' ' ' <"$T/$peer.out")"
+	fi
+}
+
 # Setup of one tree, through the peer itself: +F directories on casefoldfs
 # (made while empty), plain ones on the backing ext4.  bindfs uses the
 # backing ext4's tree.
@@ -198,15 +208,17 @@ setup() {
 		$run mkdir "$dir/$d" || die "$peer: mkdir $dir/$d"
 		[ "$peer" = native ] || $run chattr +F "$dir/$d" || die "$peer: chattr +F $dir/$d"
 	done
-	$run "$fsb" create "$dir/stat" "$NAMES" >"$T/$peer.out" && fsb_ok "$T/$peer.out" "$peer create stat" || die "$peer: setup failed"
-	$run "$fsb" create -s "$FILE_BYTES" "$dir/files" "$FILES" >"$T/$peer.out" && fsb_ok "$T/$peer.out" "$peer create files" || die "$peer: setup failed"
-	$run "$fsb" create "$dir/warm" "$WARM" >"$T/$peer.out" && fsb_ok "$T/$peer.out" "$peer create warm" || die "$peer: setup failed"
+	create stat "$NAMES"
+	create files "$FILES" -s "$FILE_BYTES"
+	create warm "$WARM"
+	create git "$GITN" -f "$FAN"
 	$run "$fsb" write "$dir/big/big" "$MB" >/dev/null || die "$peer: writing the big file failed"
-	$run "$fsb" create -f "$FAN" "$dir/git" "$GITN" >"$T/$peer.out" && fsb_ok "$T/$peer.out" "$peer create git" || die "$peer: setup failed"
-	$run git -C "$dir/git" init -q &&
+	if ! { $run git -C "$dir/git" init -q &&
 		$run git -C "$dir/git" add -A &&
 		$run git -C "$dir/git" -c user.name=bench -c user.email=bench@localhost commit -qm cache &&
-		$run git -C "$dir/git" status --porcelain >/dev/null || die "$peer: git setup failed"
+		$run git -C "$dir/git" status --porcelain >/dev/null; }; then
+		die "$peer: git setup failed"
+	fi
 	note "$peer tree made"
 }
 
@@ -217,7 +229,7 @@ for p in root user; do
 done
 setup native 2>"$T/setup-native.err" &
 s1=$!
-s2= s3=
+s2='' s3=''
 case " $PEERS " in *" root "*) setup root 2>"$T/setup-root.err" & s2=$! ;; esac
 case " $PEERS " in *" user "*) setup user 2>"$T/setup-user.err" & s3=$! ;; esac
 for s in $s1 $s2 $s3; do
