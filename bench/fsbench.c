@@ -1,5 +1,6 @@
 /*
- * fsbench: the measuring half of the filesystem benchmark (bench/fs.sh).
+ * fsbench: the measuring half of the filesystem benchmark (bench/fs.sh;
+ * bench/scale.sh and bench/cache.sh use it too).
  * Each command makes one measurement through whatever path it is given —
  * the backing directory, a bindfs mount or a casefoldfs mount — and prints
  * "METRIC VALUE" lines; fs.sh mounts, drops caches, runs the interleaved
