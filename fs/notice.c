@@ -39,11 +39,12 @@ static struct {
 static void entry_changed(struct cfs *fs, struct cfs_inode *dir, const char *name)
 {
 	fuse_ino_t id = inode_id(&fs->nodes, dir);
+	struct cfs_name n = names_name(name);
 
 	if (!dir->d)
 		return;
 	pthread_mutex_lock(&dir->d->lock);
-	dcache_behind(fs, dir);
+	dcache_behind(fs, dir, &n);
 	pthread_mutex_unlock(&dir->d->lock);
 	fuse_lowlevel_notify_inval_entry(fs->se, id, name, strlen(name));
 	fuse_lowlevel_notify_inval_inode(fs->se, id, 0, 0);

@@ -34,7 +34,7 @@ static struct cfs_name stored_name(const struct cfs_name *given, const char *sto
 }
 
 /* Fills e's reply fields for the node in, reached in dir as given. */
-static void fill_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
+static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
 		       const char *stored, struct cfs_inode *in, struct fuse_entry_param *e)
 {
 	e->ino = inode_id(&fs->nodes, in);
@@ -55,7 +55,7 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_n
  * Fills e for the stored name in dir, asked for as given, whose attributes
  * are st, and takes one lookup reference.
  */
-static int make_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
+static int make_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
 		      const char *stored, const struct stat *st, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;
@@ -70,7 +70,7 @@ static int make_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_na
 }
 
 /* Likewise for the object we just created as name, open as fd (consumed). */
-static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *name,
+static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
 			 int fd, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;
@@ -418,7 +418,7 @@ void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *n
 }
 
 /* The node of the file we just created as name, open as fd, as st says. */
-static int entry_of_open(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *name,
+static int entry_of_open(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
 			 int fd, const struct stat *st, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;
