@@ -131,6 +131,9 @@ int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd
 		return -errno;
 	nt->mount_fd = -1;
 	nt->use_handles = handles && probe_handles(nt, rootfd);
+	nt->root_handle.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (get_handle(nt, rootfd, &nt->root_handle) < 0)
+		nt->root_handle.fh.handle_bytes = 0;
 	nt->size = 1024;
 	nt->count = 0;
 	nt->held = 0;
@@ -188,6 +191,7 @@ static bool unhook_if_unused(struct cfs_nodes *nt, struct cfs_inode *in)
 		fdcache_remove(&nt->fdc, &in->fde);
 	else if (in->fde.slot == FDC_HELD)
 		nt->held--;
+	handles_remove(nt, in);
 	return true;
 }
 
@@ -237,6 +241,7 @@ void inode_table_destroy(struct cfs_nodes *nt)
 		destroy_chain(nt->table[i]);
 	destroy_chain(nt->unhashed);
 	free(nt->table);
+	handles_destroy(nt);
 	fdcache_destroy(&nt->fdc);
 	dir_record_fini(nt->root);
 	dirpark_clear();
@@ -424,6 +429,8 @@ static int lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *na
 			in->parent = dir;
 			dir->children++;
 			nt->path_nodes++;
+		} else {
+			handles_add(nt, in);
 		}
 		/* Just looked up: the kernel's next request is likely for it. */
 		if (install) {

@@ -64,6 +64,7 @@ struct cfs_dir {
  */
 struct cfs_inode {
 	struct cfs_inode *next;   /* hash chain; table */
+	struct cfs_inode *hnext;  /* chain by handle (handles.c); table */
 	struct cfs_dir *d;        /* directories only; immutable */
 	struct cfs_inode *parent; /* path locator; table */
 	char *name;               /* path locator; table */
@@ -75,9 +76,16 @@ struct cfs_inode {
 	uint32_t writers;         /* opens for writing (ops_file.c); table */
 	mode_t type;              /* S_IFMT bits: immutable */
 	bool unhashed;            /* out of the table (inode_unhash); table */
+	bool in_handles;          /* in the handle index; table */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */
 	int handle_type;          /* file handle: immutable */
 	unsigned char handle[];
+};
+
+/* A file handle with room for any filesystem's. */
+union inode_handle {
+	struct file_handle fh;
+	unsigned char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
 };
 
 /* The node table of one mount. */
@@ -90,6 +98,9 @@ struct cfs_nodes {
 	size_t count;               /* nodes, root excluded */
 	size_t held;                /* descriptors held outside the cache */
 	size_t path_nodes;          /* nodes with a path locator */
+	struct cfs_inode **htable;  /* nodes by file handle (handles.c) */
+	size_t hsize, hcount;
+	union inode_handle root_handle;  /* the root's, not in htable (handle_bytes 0: none) */
 	struct fdcache fdc;
 	struct cfs_inode *root;     /* allocated: a node ends in a flexible array */
 	struct cfs_dir root_dir;
@@ -101,11 +112,6 @@ struct cfs_nodes {
 				       nodes too (files open without OPEN) */
 };
 
-/* A file handle with room for any filesystem's. */
-union inode_handle {
-	struct file_handle fh;
-	unsigned char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-};
 
 /* inode.c */
 int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd_cache);
@@ -132,6 +138,12 @@ bool inode_writer_open(struct cfs_nodes *nt, struct cfs_inode *in, bool writer);
 void inode_writer_close(struct cfs_nodes *nt, struct cfs_inode *in);
 bool inode_writing(struct cfs_nodes *nt, struct cfs_inode *in);
 int inode_stats(struct cfs_nodes *nt, char *buf, size_t len);
+
+/* handles.c (table lock held but for inode_find_handle) */
+void handles_add(struct cfs_nodes *nt, struct cfs_inode *in);
+void handles_remove(struct cfs_nodes *nt, struct cfs_inode *in);
+void handles_destroy(struct cfs_nodes *nt);
+struct cfs_inode *inode_find_handle(struct cfs_nodes *nt, const struct file_handle *fh);
 
 /* locator.c */
 int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in);

@@ -34,6 +34,7 @@ static struct {
 	pthread_t thread;
 	int stop[2];            /* a pipe: closing the write end stops the thread */
 	bool running;
+	pid_t pid;              /* ours, as fanotify reports it */
 } notice = { .stop = { -1, -1 } };
 
 static void entry_changed(struct cfs *fs, struct cfs_inode *dir, const char *name)
@@ -74,13 +75,22 @@ static void everything_changed(struct cfs *fs)
 	free(ids);
 }
 
-/* fanotify: the node of a reported file handle (pinned), or NULL. */
+/*
+ * fanotify: the node of a reported file handle (pinned), or NULL.  Nodes
+ * with a handle are found by it, without a system call (most events of a
+ * filesystem are not ours); only while nodes with path locators exist is
+ * an unknown handle opened to learn its (st_dev, st_ino).
+ */
 static struct cfs_inode *node_of_handle(struct cfs *fs, struct file_handle *fh)
 {
+	struct cfs_inode *in = inode_find_handle(&fs->nodes, fh);
 	struct stat st;
-	int fd = open_by_handle_at(watch_mount_fd(fs), fh, O_PATH | O_CLOEXEC);
 	bool ok;
+	int fd;
 
+	if (in || !inode_any_path_nodes(&fs->nodes))
+		return in;
+	fd = open_by_handle_at(watch_mount_fd(fs), fh, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;  /* gone already, or not ours */
 	ok = fstat(fd, &st) == 0;
@@ -100,7 +110,7 @@ static void fanotify_event(struct cfs *fs, const struct fanotify_event_metadata 
 		return;
 	}
 	/* What the daemon did through the mount the kernel already knows. */
-	if (m->pid == getpid())
+	if (m->pid == notice.pid)
 		return;
 	while (p + sizeof(struct fanotify_event_info_header) <= end) {
 		const struct fanotify_event_info_header *h = (const void *)p;
@@ -244,6 +254,7 @@ int notice_start(struct cfs *fs)
 
 	if (!fs->watcher)
 		return 0;
+	notice.pid = getpid();
 	if (pipe2(notice.stop, O_CLOEXEC) < 0)
 		return -errno;
 	err = pthread_create(&notice.thread, NULL, run, fs);

@@ -71,8 +71,11 @@ static int open_fanotify(struct cfs_watcher *w, int rootfd)
 	char path[32];
 	struct stat st;
 
-	w->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_REPORT_DFID_NAME |
-			      FAN_REPORT_FID | FAN_REPORT_TARGET_FID, O_RDONLY | O_LARGEFILE);
+	/* Unlimited queue: a lost notice expires everything, and a busy
+	 * filesystem can outrun the default 16,384 events for a moment. */
+	w->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_UNLIMITED_QUEUE |
+			      FAN_REPORT_DFID_NAME | FAN_REPORT_FID | FAN_REPORT_TARGET_FID,
+			      O_RDONLY | O_LARGEFILE);
 	if (w->fd < 0)
 		return -errno;
 	/* fanotify_mark and open_by_handle_at take no O_PATH descriptor. */
