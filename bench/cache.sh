@@ -31,6 +31,8 @@
 #   CF_CACHEBENCH_GIT=100000       files of the git work tree
 #   CF_CACHEBENCH_ROUNDS=3         rounds (medians over them)
 #   CF_CACHEBENCH_PEERS="native bindfs root user"   which peers run
+#   CF_CACHEBENCH_OPTS=            options for both casefoldfs daemons
+#                                  (bench/run: once more with "-o opens=kernel")
 #   CF_CACHEBENCH_DAEMON=          a casefoldfs binary to measure instead of
 #                                  BUILD_DIR's (an older build, for before/after)
 set -u
@@ -46,6 +48,7 @@ MB=${CF_CACHEBENCH_BIGFILE_MB:-$d_mb}
 GITN=${CF_CACHEBENCH_GIT:-$d_git}
 ROUNDS=${CF_CACHEBENCH_ROUNDS:-3}
 PEERS=${CF_CACHEBENCH_PEERS:-native bindfs root user}
+OPTS=${CF_CACHEBENCH_OPTS:-}
 FILE_BYTES=4096
 FAN=100            # git tree: files per directory, directories per level
 WARM=200           # files of the warm-up directory (libfuse's thread buffers)
@@ -132,13 +135,14 @@ wait_mount() { # MOUNTPOINT PID
 mount_peer() {
 	case $1 in
 	root)
-		"$CFS" -f "$RB" "$RM" 2>>"$T/daemon.log" &
+		# shellcheck disable=SC2086  # options are words
+		"$CFS" -f $OPTS "$RB" "$RM" 2>>"$T/daemon.log" &
 		ROOT_PID=$!
 		wait_mount "$RM" "$ROOT_PID" ;;
 	user)
 		# setpriv itself, not the function: $! must be the daemon (setpriv execs it).
 		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-			"$UCFS" -f "$UB" "$UM" 2>>"$T/daemon.log" &
+			"$UCFS" -f $OPTS "$UB" "$UM" 2>>"$T/daemon.log" &
 		USER_PID=$!
 		wait_mount "$UM" "$USER_PID" ;;
 	bindfs)
@@ -334,7 +338,7 @@ if case " $PEERS " in *" root "*) true ;; *) false ;; esac; then
 	umount_peer root
 fi
 
-echo "casefoldfs: \`$CFS\` with its defaults (root, and uid 65534 through fusermount3);" \
+echo "casefoldfs: \`$CFS${OPTS:+ $OPTS}\` (root, and uid 65534 through fusermount3);" \
 	"$(bindfs --version | head -1) with its defaults; backing: $(findmnt -no FSTYPE,SOURCE -T "$T")" \
 	"under $TMP; $NAMES names, $FILES files of $FILE_BYTES bytes, a $MB MiB file, a $GITN-file" \
 	"git work tree ($(git --version)); $ROUNDS rounds, a fresh mount per peer per round;" \
