@@ -77,6 +77,7 @@ struct cfs_inode {
 	mode_t type;              /* S_IFMT bits: immutable */
 	bool unhashed;            /* out of the table (inode_unhash); table */
 	bool in_handles;          /* in the handle index; table */
+	bool covered;             /* inotify: last found in a watched directory */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */
 	int handle_type;          /* file handle: immutable */
 	unsigned char handle[];

@@ -47,6 +47,7 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *g
 			inode_unpin(&fs->nodes, in, fd);
 		}
 	}
+	watch_found(fs, dir, in);
 	e->attr_timeout = dcache_ttl(fs, in);
 	e->entry_timeout = dcache_positive(fs, dir, given, stored);
 }

@@ -10,8 +10,9 @@
  *            for it (dir_lock, a listing, a directory it hands out), kept
  *            until the directory goes or the daemon exits.  What any user
  *            may use; bounded by fs.inotify.max_user_watches, beyond which
- *            directories go unwatched and every answer falls back to the
- *            unwatched timeout (watch_covers).
+ *            (and where the daemon may not read a directory) directories go
+ *            unwatched, their answers falling back to the unwatched timeout
+ *            (watch_covers).
  *
  * Objects on another filesystem below the backing root are outside a
  * fanotify mark: they are never covered.
@@ -46,7 +47,7 @@ struct cfs_watcher {
 	int fd;                 /* the fanotify or inotify instance */
 	int mount_fd;           /* fanotify: the root, for open_by_handle_at */
 	dev_t dev;              /* fanotify: the marked filesystem */
-	_Atomic bool gaps;      /* inotify: some directory is not watched */
+	_Atomic bool full;      /* inotify: out of watches (logged once) */
 	pthread_mutex_t lock;   /* inotify: the map and every dir's wd */
 	struct wd_slot *map;
 	size_t cap, used;
@@ -183,10 +184,10 @@ bool watch_covers(const struct cfs *fs, const struct cfs_inode *in)
 	case CFS_WATCH_FANOTIFY:
 		return in->dev == w->dev;
 	case CFS_WATCH_INOTIFY:
-		/* A directory's entries and mtime only by its own watch; its
-		 * other attributes and a file's by its parent's, which the
-		 * daemon answered through. */
-		return !atomic_load(&w->gaps) && (!in->d || in->d->wd >= 0);
+		/* A directory's entries and mtime only by its own watch; a
+		 * file's attributes and data by its parent's, the one the daemon
+		 * last found it in (watch_found). */
+		return in->d ? in->d->wd >= 0 : in->covered;
 	case CFS_WATCH_NONE:
 	case CFS_WATCH_AUTO:
 		break;
@@ -224,11 +225,19 @@ static bool map_room(struct cfs_watcher *w)
 	return true;
 }
 
+/* inotify: in was just found in dir: its changes show through dir's watch. */
+void watch_found(struct cfs *fs, struct cfs_inode *dir, struct cfs_inode *in)
+{
+	if (fs->watch == CFS_WATCH_INOTIFY && !in->d)
+		in->covered = dir->d->wd >= 0;
+}
+
 /*
  * inotify: watches dir (its descriptor pinned, as dir_lock or a listing
  * has it) if it is not watched yet.  A directory that cannot be watched
- * (the user's watch limit) leaves a gap: from then on nothing counts as
- * covered, and every answer takes the unwatched timeout.
+ * (no read permission, or the user's watch limit, said once) stays
+ * unwatched: its entries, and the files found in it, take the unwatched
+ * timeout.
  */
 void watch_dir(struct cfs *fs, struct cfs_inode *dir, int fd)
 {
@@ -237,19 +246,19 @@ void watch_dir(struct cfs *fs, struct cfs_inode *dir, int fd)
 	char path[32];
 	int wd;
 
-	if (fs->watch != CFS_WATCH_INOTIFY || !dir->d || dir->d->wd >= 0 ||
-	    atomic_load(&w->gaps))
+	if (fs->watch != CFS_WATCH_INOTIFY || !dir->d || dir->d->wd >= 0)
 		return;
 	fd_procpath(fd, path);
 	pthread_mutex_lock(&w->lock);
 	if (dir->d->wd < 0) {
 		wd = inotify_add_watch(w->fd, path, IN_MASK);
 		if (wd < 0 || !map_room(w)) {
-			if (!atomic_exchange(&w->gaps, true))
-				fuse_log(FUSE_LOG_WARNING, "casefoldfs: cannot watch another "
-					 "directory (%s): changes made behind our back now show "
-					 "only after the timeout\n",
-					 wd < 0 ? strerror(errno) : "out of memory");
+			if ((wd >= 0 || errno != EACCES) && !atomic_exchange(&w->full, true))
+				fuse_log(FUSE_LOG_WARNING, "casefoldfs: cannot watch more directories "
+					 "(%s): changes made behind our back in the others show only "
+					 "after the timeout\n", wd < 0 ? strerror(errno) : "out of memory");
+			if (wd >= 0)
+				inotify_rm_watch(w->fd, wd);
 		} else {
 			s = slot_of(w, wd);
 			if (!s->wd)
