@@ -276,11 +276,17 @@ bool file_noflush(const struct cfs *fs, int flags)
 	return (flags & O_ACCMODE) == O_RDONLY || !fs->flush_writers;
 }
 
-/* fi->fh for a file op_create just made and opened as fd: a writer if so. */
+/* fi->fh for a file op_create just made and opened as fd (consumed). */
 uint64_t file_created(struct cfs *fs, struct cfs_inode *in, int fd, int flags)
 {
 	bool writer = for_writing(flags);
 
+	/* Without OPEN the kernel sends no RELEASE either, even for files it
+	 * created: such a file keeps no descriptor of ours (io_fd). */
+	if (fs->no_open) {
+		close(fd);
+		return 0;
+	}
 	if (writer)
 		inode_writer_open(&fs->nodes, in, true);
 	return fh_of(fd, writer);
