@@ -7,4 +7,5 @@
 set -u
 . "$(dirname "$0")/suites.sh"
 export CF_MOUNT_OPTS="-o opens=kernel"
-again lookup rename links flags cache killed hostile acl stress_model kill_stress
+again fs/lookup fs/rename fs/links fs/flags fs/cache fs/killed fs/hostile fs/acl \
+	fs/stress_model fs/kill_stress

@@ -1,12 +1,13 @@
-# again SUITES...: runs the named tests/fs suites again as they are, with the
-# options in CF_MOUNT_OPTS added to every mount (sourced, not run; for
-# pathlocators.sh and kernelopens.sh).  Prints a line per suite; returns 1
-# if any failed, 77 if every one skipped.
+# again SUITES...: runs the named suites (fs/lookup, clients/git...) again
+# as they are, each through the command in the array AGAIN_AS if set (a
+# change of user, say), with whatever the caller exported (CF_MOUNT_OPTS:
+# options added to every mount).  Sourced, not run.  Prints a line per
+# suite; returns 1 if any failed, 77 if every one skipped.
 again() {
-	local here status=0 ran=0 out rc
-	here=$(dirname "${BASH_SOURCE[0]}")
+	local tests status=0 ran=0 out rc
+	tests=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	for t in "$@"; do
-		if out=$("$here/$t.sh" 2>&1); then
+		if out=$(${AGAIN_AS[@]+"${AGAIN_AS[@]}"} "$tests/$t.sh" 2>&1); then
 			echo "ok   $t"
 			ran=$((ran + 1))
 		else
