@@ -191,13 +191,37 @@ static bool other_miss(struct cfs *fs, struct cfs_inode *dir, struct cfs_dcache 
 	return false;
 }
 
+/*
+ * name exists now: a miss recorded for that very spelling is the kernel's
+ * new entry, no longer a miss — so that a directory filled one lookup and
+ * creation at a time (tar, rsync, cp) never outgrows its record.
+ */
+static void forget_miss(struct cfs *fs, struct cfs_dcache *r, struct cfs_name *name)
+{
+	uint32_t class = (uint32_t)name->hash, spelling;
+
+	if (r->misses > CFS_MISSES || name->hashed != 1)
+		return;
+	spelling = (uint32_t)names_spelling(&fs->names, name);
+	for (unsigned i = 0; i < r->misses;)
+		if (r->miss[i].class == class && r->miss[i].spelling == spelling)
+			r->miss[i] = r->miss[--r->misses];
+		else
+			i++;
+}
+
 /* Before answering: name was created in dir, under that very spelling. */
 void dcache_created(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name)
 {
+	struct cfs_dcache *r;
+
 	if (atomic_load(&fs->dcache_mode) != CFS_DCACHE_EPOCH || dir_rule(fs, dir) == CFS_EXACT)
 		return;
-	if (other_miss(fs, dir, record(fs, dir), name))
+	r = record(fs, dir);
+	if (other_miss(fs, dir, r, name))
 		bump(fs);
+	else
+		forget_miss(fs, r, name);
 }
 
 /*

@@ -104,6 +104,15 @@ requests "warm stat, after the unwatched timeout" quiet_stat ci/GAME.DAT ci/Sub
 want "warm stat, after the unwatched timeout" LOOKUP 0
 want "warm stat, after the unwatched timeout" GETATTR 0
 
+# A directory filled as tar or rsync fill one (a miss, then the creation of
+# that very name, 50 times): no epoch bump, so the names stay cached.
+mkdir ci/filled
+fill() { for i in $(seq 50); do : >"ci/filled/file$i"; done; }
+fill
+stat_all() { for i in $(seq 50); do stat "ci/filled/file$i"; done >/dev/null; }
+requests "50 names created one by one, then stat" stat_all
+want "50 names created one by one, then stat" LOOKUP 0
+
 # A warm git status in a casefolded work tree: git probes missing names in
 # .git, then creates and removes index.lock; none of that expires the
 # kernel's other dentries (fs/README.md, "The dentry epoch").
