@@ -10,10 +10,13 @@
  *                                         "opened existing" or the error
  *   winprobe list DIR                     FindFirstFile/FindNextFile: the
  *                                         names, one a line, without . and ..
- *   winprobe time DIR PREFIX SUFFIX FIRST COUNT STEP BUDGET_MS
+ *   winprobe time DIR PREFIX SUFFIX FIRST COUNT STEP BUDGET_MS [PASSES]
  *       opens DIR\PREFIX<7-digit i>SUFFIX for i = FIRST, FIRST+STEP, ...
  *       COUNT times or until BUDGET_MS have passed, whichever comes first;
  *       prints "opens N found F notfound M errors E ns_per_open X".
+ *       With PASSES > 1, opens the same N names again, PASSES - 1 more
+ *       times right after (no budget: the names of the first pass), a line
+ *       per pass.
  *
  * Errors are printed by name (ERROR_FILE_NOT_FOUND, ...) so that the shell
  * side compares words, not numbers.  Exit status: 0 when the command ran
@@ -127,23 +130,20 @@ static int cmd_list(const char *dir)
 	return 0;
 }
 
-static int cmd_time(char **argv)
+/* One timed pass over the names; returns the number of opens made. */
+static long time_pass(const char *dir, const char *prefix, const char *suffix, long first,
+		      long count, long step, LONGLONG budget)
 {
-	const char *dir = argv[0], *prefix = argv[1], *suffix = argv[2];
-	long first = strtol(argv[3], NULL, 10), count = strtol(argv[4], NULL, 10);
-	long step = strtol(argv[5], NULL, 10), budget_ms = strtol(argv[6], NULL, 10);
 	LARGE_INTEGER freq, start, now;
 	long done = 0, found = 0, notfound = 0, errors = 0;
 	DWORD first_error = 0;
 	char path[MAX_PATH];
 
-	if (count <= 0 || step <= 0 || budget_ms <= 0)
-		return 2;
 	QueryPerformanceFrequency(&freq);
 	QueryPerformanceCounter(&start);
-	LONGLONG budget = freq.QuadPart * budget_ms / 1000;
 	now = start;
-	for (long i = first; done < count && now.QuadPart - start.QuadPart < budget; i += step) {
+	for (long i = first; done < count && (budget <= 0 || now.QuadPart - start.QuadPart < budget);
+	     i += step) {
 		snprintf(path, sizeof(path), "%s\\%s%07ld%s", dir, prefix, i, suffix);
 		HANDLE h = open_existing(path);
 		if (h != INVALID_HANDLE_VALUE) {
@@ -169,6 +169,24 @@ static int cmd_time(char **argv)
 	if (errors)
 		printf(" first_error %s", error_name(first_error));
 	printf("\n");
+	return done;
+}
+
+static int cmd_time(int argc, char **argv)
+{
+	const char *dir = argv[0], *prefix = argv[1], *suffix = argv[2];
+	long first = strtol(argv[3], NULL, 10), count = strtol(argv[4], NULL, 10);
+	long step = strtol(argv[5], NULL, 10), budget_ms = strtol(argv[6], NULL, 10);
+	long passes = argc > 7 ? strtol(argv[7], NULL, 10) : 1;
+	LARGE_INTEGER freq;
+
+	if (count <= 0 || step <= 0 || budget_ms <= 0 || passes <= 0)
+		return 2;
+	QueryPerformanceFrequency(&freq);
+	/* Later passes: the same names as the first, however long they take. */
+	count = time_pass(dir, prefix, suffix, first, count, step, freq.QuadPart * budget_ms / 1000);
+	for (long p = 1; p < passes; p++)
+		time_pass(dir, prefix, suffix, first, count, step, 0);
 	return 0;
 }
 
@@ -182,9 +200,9 @@ int main(int argc, char **argv)
 		return cmd_create(argv[2], argv[3], argv[4]);
 	if (argc == 3 && !strcmp(argv[1], "list"))
 		return cmd_list(argv[2]);
-	if (argc == 9 && !strcmp(argv[1], "time"))
-		return cmd_time(argv + 2);
+	if ((argc == 9 || argc == 10) && !strcmp(argv[1], "time"))
+		return cmd_time(argc - 2, argv + 2);
 	fprintf(stderr, "usage: winprobe open PATH... | create new|always PATH TEXT | list DIR |\n"
-			"       time DIR PREFIX SUFFIX FIRST COUNT STEP BUDGET_MS\n");
+			"       time DIR PREFIX SUFFIX FIRST COUNT STEP BUDGET_MS [PASSES]\n");
 	return 2;
 }
