@@ -201,6 +201,14 @@ static int setup_cache(struct cfs *fs, const struct cli *cli, int rootfd)
 		return -1;
 	}
 	fs->no_open = cli->opens && strcmp(cli->opens, "kernel") == 0;
+	/* Without OPEN a file is opened for writing at its first WRITE, which
+	 * must not depend on its mode then (git writes the 0444 files it
+	 * creates): only a daemon that may open any file can. */
+	if (fs->no_open && !caps_have(CAP_DAC_OVERRIDE)) {
+		fprintf(stderr, "casefoldfs: opens=kernel needs root (CAP_DAC_OVERRIDE): a file "
+			"is opened for writing only at its first write\n");
+		return -1;
+	}
 	if (fs->no_open && fs->flush_writers) {
 		fprintf(stderr, "casefoldfs: %s: opens=kernel needs a local backing filesystem "
 			"(ext2/3/4, xfs, btrfs, tmpfs, f2fs), which reports write errors at once\n",

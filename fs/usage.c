@@ -49,8 +49,8 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "daemon (the default): every open asks the daemon,\n"
 	  "which keeps reads exact while another process\n"
 	  "truncates and rewrites the file; kernel: opens\n"
-	  "cost no request (local backing filesystems only),\n"
-	  "but such a read can return zeros (casefoldfs(8))" },
+	  "cost no request (root, local backing filesystems\n"
+	  "only), but such a read can return zeros" },
 	{ NULL, NULL, NULL },
 };
 
