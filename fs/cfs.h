@@ -53,6 +53,8 @@ struct cfs {
 	double entry_timeout;       /* positive entries in CFS_EXACT dirs */
 	bool no_opendir;            /* the kernel can do without OPENDIR */
 	bool flush_writers;         /* FLUSH at a writer's close (backing_local) */
+	bool case_rename;           /* -o case_rename: a case-only rename respells */
+	bool casefold_nonempty;     /* -o casefold_nonempty: +F without emptiness */
 
 	_Atomic int dcache_mode;    /* CFS_DCACHE_*: set once by the probe */
 	_Atomic uint64_t epoch;     /* dentry epochs bumped, plus one */

@@ -246,9 +246,26 @@ void inode_table_destroy(struct cfs_nodes *nt)
 	pthread_mutex_destroy(&nt->lock);
 }
 
+/*
+ * A node id is the node's address, whose low bits (calloc aligns it for
+ * any type) name a spelling alias: another kernel inode for the same node,
+ * which -o case_rename hands out for spellings other than the stored one
+ * (ops_dir.c).  Lookup counts are the node's, whichever id they came by.
+ */
+#define ALIAS_MASK ((fuse_ino_t)7)
+_Static_assert(_Alignof(struct cfs_inode) > ALIAS_MASK, "node ids need 3 free bits");
+
 struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino)
 {
-	return ino == FUSE_ROOT_ID ? nt->root : (struct cfs_inode *)(uintptr_t)ino;
+	return ino == FUSE_ROOT_ID ? nt->root : (struct cfs_inode *)(uintptr_t)(ino & ~ALIAS_MASK);
+}
+
+/* The id of alias 1..7 of in (never the root's). */
+fuse_ino_t inode_alias_id(struct cfs_nodes *nt, struct cfs_inode *in, unsigned alias)
+{
+	if (in == nt->root)
+		return FUSE_ROOT_ID;
+	return (fuse_ino_t)(uintptr_t)in | (1 + alias % ALIAS_MASK);
 }
 
 fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)

@@ -104,6 +104,7 @@ int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd
 void inode_table_destroy(struct cfs_nodes *nt);
 struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino);
 fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in);
+fuse_ino_t inode_alias_id(struct cfs_nodes *nt, struct cfs_inode *in, unsigned alias);
 int inode_load_flag(struct cfs_dir *d, int fd, const struct stat *st);
 int inode_lookup(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const char *name,
 		 struct stat *st, struct cfs_inode **out);

@@ -38,6 +38,8 @@ struct cli {
 	int nohandles;          /* path locators only (fs/README.md) */
 	unsigned fd_cache;      /* -o fd_cache=N; 0: the default */
 	char *flagstore;        /* -o flagstore=trusted|user, allocated by fuse_opt */
+	int case_rename;        /* issue 21: client behaviour beyond ext4's */
+	int casefold_nonempty;
 };
 
 enum { KEY_CASEFOLD_BARE };
@@ -52,6 +54,8 @@ static const struct fuse_opt cli_spec[] = {
 	{ "nohandles", offsetof(struct cli, nohandles), 1 },
 	{ "fd_cache=%u", offsetof(struct cli, fd_cache), 0 },
 	{ "flagstore=%s", offsetof(struct cli, flagstore), 0 },
+	{ "case_rename", offsetof(struct cli, case_rename), 1 },
+	{ "casefold_nonempty", offsetof(struct cli, casefold_nonempty), 1 },
 	FUSE_OPT_END
 };
 
@@ -196,6 +200,8 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	fs->attr_timeout = 1.0;
 	fs->entry_timeout = 1.0;
 	fs->flush_writers = !backing_local(rootfd);
+	fs->case_rename = cli->case_rename;
+	fs->casefold_nonempty = cli->casefold_nonempty;
 	atomic_init(&fs->dcache_mode, cli->noepoch ? CFS_DCACHE_ZERO : CFS_DCACHE_PROBE);
 	atomic_init(&fs->epoch, 1);  /* directories' records start at 0: empty */
 	r = inode_table_init(&fs->nodes, rootfd, !cli->nohandles, fd_cache_size(cli->fd_cache));

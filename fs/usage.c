@@ -33,6 +33,13 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "flags: trusted (trusted.* xattrs, root only; the\n"
 	  "default for root) or user (user.* xattrs; the\n"
 	  "default for other users, and mountable by both)" },
+	{ "case_rename", NULL,
+	  "a rename between two spellings of one name in a\n"
+	  "casefolded directory stores the new spelling, as\n"
+	  "on Windows (ext4 and the default: nothing changes);\n"
+	  "non-directories only.  Other spellings of a file are\n"
+	  "then other inodes to the kernel, as hard links on\n"
+	  "many FUSE filesystems" },
 	{ NULL, NULL, NULL },
 };
 
