@@ -102,8 +102,12 @@ static int get_flags(struct cfs *fs, struct cfs_inode *in, unsigned int *flags)
 	return err;
 }
 
-/* Whether the casefold bit of the directory in may change now (lock held). */
-static int may_change_casefold(struct cfs *fs, struct cfs_inode *in)
+/*
+ * Whether the casefold bit of the directory in may change now (lock held):
+ * ext4's rule, or with -o casefold_nonempty, +F on a non-empty directory
+ * whose names stay distinct under folding (dir_may_casefold).
+ */
+static int may_change_casefold(struct cfs *fs, struct cfs_inode *in, bool on)
 {
 	int r;
 
@@ -112,7 +116,9 @@ static int may_change_casefold(struct cfs *fs, struct cfs_inode *in)
 	r = dir_is_empty(fs, in);
 	if (r < 0)
 		return r;
-	return r ? 0 : -ENOTEMPTY;
+	if (r)
+		return 0;
+	return on && fs->casefold_nonempty ? dir_may_casefold(fs, in) : -ENOTEMPTY;
 }
 
 /*
@@ -134,7 +140,7 @@ static int set_dir_flags(fuse_req_t req, struct cfs_inode *in, bool on, unsigned
 	err = dir_check_flag(in);
 	toggle = on != in->d->casefold;
 	if (err == 0 && toggle)
-		err = may_change_casefold(fs, in);
+		err = may_change_casefold(fs, in, on);
 	if (err == 0 && rest != old)
 		err = set_backing_flags(req, in, rest);
 	if (err == 0 && toggle) {

@@ -40,6 +40,12 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "non-directories only.  Other spellings of a file are\n"
 	  "then other inodes to the kernel, as hard links on\n"
 	  "many FUSE filesystems" },
+	{ "casefold_nonempty", NULL,
+	  "chattr +F on a non-empty directory succeeds when\n"
+	  "no two of its names are equal under folding (ext4\n"
+	  "and the default: ENOTEMPTY); else ENOTEMPTY and the\n"
+	  "log names them.  Its subdirectories keep their own\n"
+	  "flags: casefold convert does a whole tree" },
 	{ NULL, NULL, NULL },
 };
 
