@@ -69,6 +69,8 @@ struct cfs_inode {
 	uint32_t writers;         /* opens for writing (ops_file.c); table */
 	mode_t type;              /* S_IFMT bits: immutable */
 	bool unhashed;            /* out of the table (inode_unhash); table */
+	struct cfs_inode *id_next; /* chain of the id set (NFS export); table */
+	uint32_t generation;      /* the kernel's (node id, generation): immutable */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */
 	int handle_type;          /* file handle: immutable */
 	unsigned char handle[];
@@ -84,6 +86,10 @@ struct cfs_nodes {
 	size_t count;               /* nodes, root excluded */
 	size_t held;                /* descriptors held outside the cache */
 	size_t path_nodes;          /* nodes with a path locator */
+	struct cfs_inode **ids;     /* every node but the root, by address: the
+				       ids an NFS file handle may present */
+	size_t ids_size;            /* buckets of ids */
+	uint32_t next_generation;   /* random at mount: stale handles mismatch */
 	struct fdcache fdc;
 	struct cfs_inode *root;     /* allocated: a node ends in a flexible array */
 	struct cfs_dir root_dir;
@@ -105,6 +111,10 @@ void inode_table_destroy(struct cfs_nodes *nt);
 struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino);
 fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in);
 fuse_ino_t inode_alias_id(struct cfs_nodes *nt, struct cfs_inode *in, unsigned alias);
+struct cfs_inode *inode_find_id(struct cfs_nodes *nt, fuse_ino_t id);
+void inode_ref(struct cfs_nodes *nt, struct cfs_inode *in);
+int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, struct stat *st,
+			struct cfs_inode **out);
 int inode_load_flag(struct cfs_dir *d, int fd, const struct stat *st);
 int inode_lookup(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const char *name,
 		 struct stat *st, struct cfs_inode **out);

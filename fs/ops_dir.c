@@ -54,6 +54,7 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_n
 	struct cfs_name g = *given;
 
 	e->ino = inode_id(&fs->nodes, in);
+	e->generation = in->generation;
 	if (respelled(fs, dir, given, stored, in))
 		e->ino = inode_alias_id(&fs->nodes, in,
 					(unsigned)(names_spelling(&fs->names, &g) % 7));
@@ -93,16 +94,69 @@ static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, const struct cfs
 	return err;
 }
 
+/*
+ * LOOKUP of "." and "..", which only NFS export sends (README.NFS; the
+ * kernel's path walk resolves both itself): "." on any node id an NFS file
+ * handle holds, which the kernel may have forgotten and the daemon freed
+ * (inode_find_id checks it; the generation unmasks an address reused since
+ * or an earlier mount's), ".." on a directory the kernel holds.  The
+ * answer is the id asked, or ESTALE.
+ */
+static int lookup_special(struct cfs *fs, fuse_ino_t parent, bool dot,
+			  struct fuse_entry_param *e)
+{
+	struct cfs_inode *in, *dir;
+	int fd, err;
+
+	memset(e, 0, sizeof(*e));
+	if (dot) {
+		in = inode_find_id(&fs->nodes, parent);
+		if (!in)
+			return -ESTALE;
+		fd = inode_pin(&fs->nodes, in);
+		err = fd < 0 ? fd : fstat(fd, &e->attr) < 0 ? -errno : 0;
+		if (fd >= 0)
+			inode_unpin(&fs->nodes, in, fd);
+		e->ino = parent;
+	} else {
+		dir = inode_get(&fs->nodes, parent);
+		err = dir_lock(fs, dir);
+		if (err < 0)
+			return err;
+		err = inode_lookup_parent(&fs->nodes, dir, dir->d->fd, &e->attr, &in);
+		dir_unlock(fs, dir);
+		if (err < 0)
+			return err;
+		e->ino = inode_id(&fs->nodes, in);
+	}
+	if (err < 0) {
+		inode_forget(&fs->nodes, in, 1);
+		return err == -ENOENT ? -ESTALE : err;
+	}
+	e->generation = in->generation;
+	e->attr_timeout = fs->attr_timeout;
+	return 0;
+}
+
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
+	struct cfs_inode *dir;
 	struct cfs_name n = names_name(name);
 	char stored[CFS_NAME_MAX + 1];
 	struct fuse_entry_param e;
 	struct stat st;
 	int err;
 
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		err = lookup_special(fs, parent, name[1] == '\0', &e);
+		if (err < 0)
+			fuse_reply_err(req, -err);
+		else
+			fuse_reply_entry(req, &e);
+		return;
+	}
+	dir = inode_get(&fs->nodes, parent);
 	err = dir_lock(fs, dir);
 	if (err == 0) {
 		err = dir_resolve_stat(fs, dir, &n, stored, &st);
