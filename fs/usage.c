@@ -57,7 +57,13 @@ const char *const cfs_usage_notes[] = {
 	"fusermount3; unmount with fusermount3 -u).  A user's daemon cannot chown:\n"
 	"everything created belongs to that user.",
 	"Make an empty directory case-insensitive with chattr +F, and plain again\n"
-	"with chattr -F; new subdirectories inherit the flag.",
+	"with chattr -F; new subdirectories inherit the flag.  With\n"
+	"casefold_nonempty, a directory with entries may become case-insensitive\n"
+	"too (Proton does this to a game's drive_c); its subdirectories keep\n"
+	"their own flags.",
+	"The mount can be exported over NFS (exportfs with fsid=); file handles\n"
+	"of objects the kernel has forgotten, or from before a restart, are\n"
+	"ESTALE.",
 	"Without -f the daemon detaches and logs to syslog; with -f (or -d) it\n"
 	"stays in the foreground and logs to standard error.",
 	NULL,
