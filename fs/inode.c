@@ -229,13 +229,71 @@ static struct cfs_inode *destroy(struct cfs_inode *in)
 	return parent;
 }
 
+static bool unused(const struct cfs_nodes *nt, const struct cfs_inode *in)
+{
+	return in != nt->root && !in->nlookup && !in->fde.pins && !in->children;
+}
+
+static void unhook(struct cfs_nodes *nt, struct cfs_inode *in);
+
+/*
+ * -o nfs_nodes=N: a node with a file handle that the kernel forgot stays,
+ * id and generation included, on a list of at most N, so that an NFS
+ * client's handle still resolves (LOOKUP of "."), and a new lookup of its
+ * object gets the same id.  Its directory index goes; the oldest kept node
+ * that is still unused is freed when the list is full (table lock held).
+ */
+static bool keep(struct cfs_nodes *nt, struct cfs_inode *in)
+{
+	if (!nt->keep_max || !in->handle_len || in->unhashed)
+		return false;
+	if (!in->kept) {
+		in->kept = true;
+		in->kept_next = NULL;
+		if (nt->kept_tail)
+			nt->kept_tail->kept_next = in;
+		else
+			nt->kept_head = in;
+		nt->kept_tail = in;
+		nt->kept++;
+	}
+	if (in->d && in->d->index) {
+		dirindex_free(in->d->index);
+		in->d->index = NULL;
+	}
+	while (nt->kept > nt->keep_max) {
+		struct cfs_inode *old = nt->kept_head;
+
+		nt->kept_head = old->kept_next;
+		if (!nt->kept_head)
+			nt->kept_tail = NULL;
+		nt->kept--;
+		old->kept = false;
+		if (old != in && unused(nt, old)) {
+			/* A handle node has no parent to release; its descriptor
+			 * is an O_PATH one, whose close does not block. */
+			unhook(nt, old);
+			destroy(old);
+		}
+	}
+	return in->kept;
+}
+
 /* Unhooks in if nothing needs it any more (table lock held): true if so. */
 static bool unhook_if_unused(struct cfs_nodes *nt, struct cfs_inode *in)
 {
+	if (!unused(nt, in) || keep(nt, in))
+		return false;
+	if (in->kept)
+		return false;  /* still listed (unhashed since): freed when dropped */
+	unhook(nt, in);
+	return true;
+}
+
+static void unhook(struct cfs_nodes *nt, struct cfs_inode *in)
+{
 	struct cfs_inode **p;
 
-	if (in == nt->root || in->nlookup || in->fde.pins || in->children)
-		return false;
 	p = in->unhashed ? &nt->unhashed : &nt->table[bucket(nt, in->dev, in->ino)];
 	while (*p != in)
 		p = &(*p)->next;
@@ -248,7 +306,6 @@ static bool unhook_if_unused(struct cfs_nodes *nt, struct cfs_inode *in)
 		fdcache_remove(&nt->fdc, &in->fde);
 	else if (in->fde.slot == FDC_HELD)
 		nt->held--;
-	return true;
 }
 
 /*

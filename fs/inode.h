@@ -70,6 +70,8 @@ struct cfs_inode {
 	mode_t type;              /* S_IFMT bits: immutable */
 	bool unhashed;            /* out of the table (inode_unhash); table */
 	struct cfs_inode *id_next; /* chain of the id set (NFS export); table */
+	struct cfs_inode *kept_next; /* forgotten, kept for NFS handles; table */
+	bool kept;                /* on the kept list; table */
 	uint32_t generation;      /* the kernel's (node id, generation): immutable */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */
 	int handle_type;          /* file handle: immutable */
@@ -90,6 +92,9 @@ struct cfs_nodes {
 				       ids an NFS file handle may present */
 	size_t ids_size;            /* buckets of ids */
 	uint32_t next_generation;   /* random at mount: stale handles mismatch */
+	size_t keep_max;            /* -o nfs_nodes=N: forgotten nodes kept */
+	size_t kept;                /* nodes on the kept list, oldest first: */
+	struct cfs_inode *kept_head, *kept_tail;
 	struct fdcache fdc;
 	struct cfs_inode *root;     /* allocated: a node ends in a flexible array */
 	struct cfs_dir root_dir;

@@ -40,6 +40,7 @@ struct cli {
 	char *flagstore;        /* -o flagstore=trusted|user, allocated by fuse_opt */
 	int case_rename;        /* issue 21: client behaviour beyond ext4's */
 	int casefold_nonempty;
+	unsigned nfs_nodes;     /* forgotten nodes kept for NFS handles */
 };
 
 enum { KEY_CASEFOLD_BARE };
@@ -56,6 +57,7 @@ static const struct fuse_opt cli_spec[] = {
 	{ "flagstore=%s", offsetof(struct cli, flagstore), 0 },
 	{ "case_rename", offsetof(struct cli, case_rename), 1 },
 	{ "casefold_nonempty", offsetof(struct cli, casefold_nonempty), 1 },
+	{ "nfs_nodes=%u", offsetof(struct cli, nfs_nodes), 0 },
 	FUSE_OPT_END
 };
 
@@ -209,6 +211,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, strerror(-r));
 		return -1;
 	}
+	fs->nodes.keep_max = cli->nfs_nodes;
 	return 0;
 }
 

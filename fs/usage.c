@@ -46,6 +46,11 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "and the default: ENOTEMPTY); else ENOTEMPTY and the\n"
 	  "log names them.  Its subdirectories keep their own\n"
 	  "flags: casefold convert does a whole tree" },
+	{ "nfs_nodes", "N",
+	  "for an NFS export: keep up to N objects the kernel\n"
+	  "has forgotten (about 100 bytes each), so that NFS\n"
+	  "clients' file handles of them stay valid (default\n"
+	  "0: such handles are stale; needs file handles)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -62,8 +67,8 @@ const char *const cfs_usage_notes[] = {
 	"too (Proton does this to a game's drive_c); its subdirectories keep\n"
 	"their own flags.",
 	"The mount can be exported over NFS (exportfs with fsid=); file handles\n"
-	"of objects the kernel has forgotten, or from before a restart, are\n"
-	"ESTALE.",
+	"of objects the kernel has forgotten are stale unless nfs_nodes keeps\n"
+	"them, and those from before a restart are stale.",
 	"Without -f the daemon detaches and logs to syslog; with -f (or -d) it\n"
 	"stays in the foreground and logs to standard error.",
 	NULL,

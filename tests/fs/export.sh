@@ -60,4 +60,35 @@ check dir "dir X" stale
 check new7 "file new 7" stale
 check root "dir ci"
 cfs_umount
+
+# -o nfs_nodes=N: forgotten nodes stay (with their ids and generations), so
+# handles resolve after FORGET; a new lookup of the object gets the same id.
+rm -rf "${B:?}"/* && mkdir "$B/d"
+cfs_mount -o nfs_nodes=1000
+mkdir -p "$M/d/Sub" && echo kept > "$M/d/Sub/File" && echo other > "$M/d/Other"
+fh save "$M/d/Sub/File" "$T/kfile" && fh save "$M/d/Sub" "$T/kdir" && fh save "$M/d" "$T/kd" ||
+	fail "save"
+id1=$(stat -c %i "$M/d/Sub/File")
+sync && echo 3 > /proc/sys/vm/drop_caches
+echo "nfs_nodes=1000, after FORGET:"
+check kfile "file kept"
+check kdir "dir File"
+check kd "dir Other Sub"
+# The object looked up again: the same node (the kernel's inode for the handle).
+fh save "$M/d/Sub/File" "$T/kfile2" && cmp -s "$T/kfile" "$T/kfile2" ||
+	fail "a forgotten node's object got another handle (node id) on its next lookup"
+[ "$(stat -c %i "$M/d/Sub/File")" = "$id1" ] || fail "st_ino changed"
+# Removed meanwhile: ESTALE, not another object.
+rm "$M/d/Other" && fh save "$M/d" "$T/kd" && echo new > "$M/d/New"
+sync && echo 3 > /proc/sys/vm/drop_caches
+check kfile "file kept"
+check kd "dir New Sub"
+cfs_umount
+
+# A small list: the oldest forgotten nodes go, their handles are ESTALE.
+cfs_mount -o nfs_nodes=2
+for i in 1 2 3 4 5 6; do echo "f$i" > "$M/d/f$i"; fh save "$M/d/f$i" "$T/f$i" || fail "save f$i"; done
+sync && echo 3 > /proc/sys/vm/drop_caches
+for i in 1 2 3 4 5 6; do check "f$i" "file f$i" stale; done
+cfs_umount
 echo "export: ok"
