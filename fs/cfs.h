@@ -63,6 +63,8 @@ struct cfs {
 	bool no_opendir;            /* the kernel can do without OPENDIR */
 	bool no_open;               /* files open without OPEN (local backing) */
 	bool flush_writers;         /* FLUSH at a writer's close (backing_local) */
+	bool case_rename;           /* -o case_rename: a case-only rename respells */
+	bool casefold_nonempty;     /* -o casefold_nonempty: +F without emptiness */
 
 	_Atomic int dcache_mode;    /* CFS_DCACHE_*: set once by the probe */
 	_Atomic uint64_t epoch;     /* dentry epochs bumped, plus one */

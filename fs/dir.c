@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -401,4 +402,43 @@ int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir)
 			empty = 0;
 	closedir(dp);
 	return empty;
+}
+
+/*
+ * -o casefold_nonempty: whether the non-empty directory dir may become +F
+ * (dir's lock held, which keeps out every creation and rename through the
+ * mount until the flag is stored): 0 when no two of its names are equal
+ * under folding and every name can be folded, else -ENOTEMPTY, as ext4,
+ * with the names logged (by the index that finds them) and what to do.
+ */
+int dir_may_casefold(struct cfs *fs, struct cfs_inode *dir)
+{
+	struct cfs_dirindex *idx = dirindex_new();
+	char proc[32], path[PATH_MAX];
+	size_t found = 0;
+	struct stat st;
+	ssize_t n;
+	int err;
+
+	if (!idx)
+		return -ENOMEM;
+	err = fstat(dir->d->fd, &st) < 0 ? -errno : 0;
+	if (err == 0)
+		err = dirindex_refresh(idx, &fs->names, names_rule(&fs->names, true), dir->d->fd,
+				       dir == fs->nodes.root, &st);
+	if (err == 0)
+		found = dirindex_findings(idx);
+	dirindex_free(idx);
+	if (err < 0 || found == 0)
+		return err;
+	fd_procpath(dir->d->fd, proc);
+	n = readlink(proc, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = '\0';
+	fuse_log(FUSE_LOG_WARNING, "casefoldfs: chattr +F refused on the non-empty directory %s "
+		 "(backing inode %lu): %zu of its names are equal under folding to another "
+		 "or cannot be folded (named above); list them with `casefold audit %s`, "
+		 "rename one of each pair and retry, or make a whole tree case-insensitive "
+		 "with `casefold convert`\n", n > 0 ? path : "?", (unsigned long)dir->ino,
+		 found, n > 0 ? path : "DIR");
+	return -ENOTEMPTY;
 }

@@ -29,5 +29,6 @@ void dir_removed(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name);
 void dir_touched(struct cfs_inode *dir);
 int dir_set_times(struct cfs *fs, struct cfs_inode *dir, const struct timespec ts[2]);
 int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir);
+int dir_may_casefold(struct cfs *fs, struct cfs_inode *dir);
 
 #endif /* CFS_DIR_H */

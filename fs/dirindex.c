@@ -472,3 +472,9 @@ int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len)
 			"rebuilds %zu", idx->count, idx->size, longest, idx->collisions,
 			idx->unreachable, idx->rebuilds);
 }
+
+/* Stored names equal under the rule to another, plus those it cannot hash. */
+size_t dirindex_findings(const struct cfs_dirindex *idx)
+{
+	return idx->collisions + idx->unreachable;
+}

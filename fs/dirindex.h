@@ -27,6 +27,7 @@ void dirindex_remove(struct cfs_dirindex *idx, const struct cfs_names *nm, enum 
 bool dirindex_current(const struct cfs_dirindex *idx, const struct stat *st);
 void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st);
 int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len);
+size_t dirindex_findings(const struct cfs_dirindex *idx);
 
 /* Which directory an index describes, for the parking lot. */
 struct dirpark_owner {

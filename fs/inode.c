@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "flagstore.h"
@@ -25,6 +27,56 @@ static size_t bucket(const struct cfs_nodes *nt, dev_t dev, ino_t ino)
 	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15u ^ (uint64_t)dev;
 
 	return (size_t)(h ^ h >> 29) & (nt->size - 1);
+}
+
+/*
+ * The id set (NFS export): a node id from an NFS file handle may name a
+ * node the kernel forgot, freed since, so it is looked up here by value
+ * before it is used.  Chained by address, grown with the node count.
+ */
+static size_t id_bucket(size_t size, const struct cfs_inode *in)
+{
+	uint64_t h = (uint64_t)(uintptr_t)in * 0x9e3779b97f4a7c15u;
+
+	return (size_t)(h >> 32) & (size - 1);
+}
+
+static void ids_add(struct cfs_nodes *nt, struct cfs_inode *in)
+{
+	size_t b;
+
+	if (nt->count >= nt->ids_size) {
+		size_t size = nt->ids_size * 2;
+		struct cfs_inode **t = calloc(size, sizeof(*t));
+
+		if (t) {
+			for (size_t i = 0; i < nt->ids_size; i++) {
+				struct cfs_inode *e = nt->ids[i], *next;
+
+				for (; e; e = next) {
+					next = e->id_next;
+					e->id_next = t[id_bucket(size, e)];
+					t[id_bucket(size, e)] = e;
+				}
+			}
+			free(nt->ids);
+			nt->ids = t;
+			nt->ids_size = size;
+		}
+	}
+	b = id_bucket(nt->ids_size, in);
+	in->id_next = nt->ids[b];
+	nt->ids[b] = in;
+}
+
+static void ids_remove(struct cfs_nodes *nt, struct cfs_inode *in)
+{
+	struct cfs_inode **p = &nt->ids[id_bucket(nt->ids_size, in)];
+
+	while (*p && *p != in)
+		p = &(*p)->id_next;
+	if (*p)
+		*p = in->id_next;
 }
 
 /* The handle of the object fd is on, if it can serve as its locator. */
@@ -140,6 +192,14 @@ int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd
 	nt->table = calloc(nt->size, sizeof(*nt->table));
 	if (!nt->table)
 		return -ENOMEM;
+	nt->ids_size = nt->size;
+	nt->ids = calloc(nt->ids_size, sizeof(*nt->ids));
+	if (!nt->ids)
+		return -ENOMEM;
+	/* The root's generation is 0; others count from a random start, so
+	 * that a handle from an earlier mount meets another generation. */
+	if (getrandom(&nt->next_generation, sizeof(nt->next_generation), 0) < 0)
+		nt->next_generation = (uint32_t)time(NULL);
 	err = fdcache_init(&nt->fdc, fd_cache, &nt->lock);
 	if (err < 0)
 		return err;
@@ -173,17 +233,76 @@ static struct cfs_inode *destroy(struct cfs_inode *in)
 	return parent;
 }
 
+static bool unused(const struct cfs_nodes *nt, const struct cfs_inode *in)
+{
+	return in != nt->root && !in->nlookup && !in->fde.pins && !in->children;
+}
+
+static void unhook(struct cfs_nodes *nt, struct cfs_inode *in);
+
+/*
+ * -o nfs_nodes=N: a node with a file handle that the kernel forgot stays,
+ * id and generation included, on a list of at most N, so that an NFS
+ * client's handle still resolves (LOOKUP of "."), and a new lookup of its
+ * object gets the same id.  Its directory index goes; the oldest kept node
+ * that is still unused is freed when the list is full (table lock held).
+ */
+static bool keep(struct cfs_nodes *nt, struct cfs_inode *in)
+{
+	if (!nt->keep_max || !in->handle_len || in->unhashed)
+		return false;
+	if (!in->kept) {
+		in->kept = true;
+		in->kept_next = NULL;
+		if (nt->kept_tail)
+			nt->kept_tail->kept_next = in;
+		else
+			nt->kept_head = in;
+		nt->kept_tail = in;
+		nt->kept++;
+	}
+	if (in->d && in->d->index) {
+		dirindex_free(in->d->index);
+		in->d->index = NULL;
+	}
+	while (nt->kept > nt->keep_max) {
+		struct cfs_inode *old = nt->kept_head;
+
+		nt->kept_head = old->kept_next;
+		if (!nt->kept_head)
+			nt->kept_tail = NULL;
+		nt->kept--;
+		old->kept = false;
+		if (old != in && unused(nt, old)) {
+			/* A handle node has no parent to release; its descriptor
+			 * is an O_PATH one, whose close does not block. */
+			unhook(nt, old);
+			destroy(old);
+		}
+	}
+	return in->kept;
+}
+
 /* Unhooks in if nothing needs it any more (table lock held): true if so. */
 static bool unhook_if_unused(struct cfs_nodes *nt, struct cfs_inode *in)
 {
+	if (!unused(nt, in) || keep(nt, in))
+		return false;
+	if (in->kept)
+		return false;  /* still listed (unhashed since): freed when dropped */
+	unhook(nt, in);
+	return true;
+}
+
+static void unhook(struct cfs_nodes *nt, struct cfs_inode *in)
+{
 	struct cfs_inode **p;
 
-	if (in == nt->root || in->nlookup || in->fde.pins || in->children)
-		return false;
 	p = in->unhashed ? &nt->unhashed : &nt->table[bucket(nt, in->dev, in->ino)];
 	while (*p != in)
 		p = &(*p)->next;
 	*p = in->next;
+	ids_remove(nt, in);
 	nt->count--;
 	if (!in->handle_len)
 		nt->path_nodes--;
@@ -192,7 +311,6 @@ static bool unhook_if_unused(struct cfs_nodes *nt, struct cfs_inode *in)
 	else if (in->fde.slot == FDC_HELD)
 		nt->held--;
 	handles_remove(nt, in);
-	return true;
 }
 
 /*
@@ -242,6 +360,7 @@ void inode_table_destroy(struct cfs_nodes *nt)
 	destroy_chain(nt->unhashed);
 	free(nt->table);
 	handles_destroy(nt);
+	free(nt->ids);
 	fdcache_destroy(&nt->fdc);
 	dir_record_fini(nt->root);
 	dirpark_clear();
@@ -252,15 +371,64 @@ void inode_table_destroy(struct cfs_nodes *nt)
 	pthread_mutex_destroy(&nt->lock);
 }
 
+/*
+ * A node id is the node's address, whose low bits (calloc aligns it for
+ * any type) name a spelling alias: another kernel inode for the same node,
+ * which -o case_rename hands out for spellings other than the stored one
+ * (ops_dir.c).  Lookup counts are the node's, whichever id they came by.
+ */
+#define ALIAS_MASK ((fuse_ino_t)7)
+_Static_assert(_Alignof(struct cfs_inode) > ALIAS_MASK, "node ids need 3 free bits");
+
 struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino)
 {
-	return ino == FUSE_ROOT_ID ? nt->root : (struct cfs_inode *)(uintptr_t)ino;
+	return ino == FUSE_ROOT_ID ? nt->root : (struct cfs_inode *)(uintptr_t)(ino & ~ALIAS_MASK);
+}
+
+/* The id of alias 1..7 of in (never the root's). */
+fuse_ino_t inode_alias_id(struct cfs_nodes *nt, struct cfs_inode *in, unsigned alias)
+{
+	if (in == nt->root)
+		return FUSE_ROOT_ID;
+	return (fuse_ino_t)(uintptr_t)in | (1 + alias % ALIAS_MASK);
 }
 
 fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)
 {
 	return in == nt->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)in;
 }
+
+/*
+ * The node of any id, known or not (an NFS file handle's, after the kernel
+ * forgot it), with one kernel reference taken, or NULL.  An id whose node
+ * was freed and whose address another node has now is that other node:
+ * its generation tells the kernel the handle is stale.
+ */
+struct cfs_inode *inode_find_id(struct cfs_nodes *nt, fuse_ino_t id)
+{
+	struct cfs_inode *want = (struct cfs_inode *)(uintptr_t)(id & ~ALIAS_MASK), *in;
+
+	if (id == FUSE_ROOT_ID) {
+		inode_ref(nt, nt->root);
+		return nt->root;
+	}
+	pthread_mutex_lock(&nt->lock);
+	for (in = nt->ids[id_bucket(nt->ids_size, want)]; in && in != want; in = in->id_next)
+		;
+	if (in)
+		in->nlookup++;
+	pthread_mutex_unlock(&nt->lock);
+	return in;
+}
+
+/* One more kernel reference on a node the caller knows to be alive. */
+void inode_ref(struct cfs_nodes *nt, struct cfs_inode *in)
+{
+	pthread_mutex_lock(&nt->lock);
+	in->nlookup++;
+	pthread_mutex_unlock(&nt->lock);
+}
+
 
 /* Doubles the buckets when the table is full; a failed grow is harmless. */
 static void maybe_grow(struct cfs_nodes *nt)
@@ -424,6 +592,10 @@ static int lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *na
 		in = fresh;
 		in->next = nt->table[bucket(nt, in->dev, in->ino)];
 		nt->table[bucket(nt, in->dev, in->ino)] = in;
+		if (++nt->next_generation == 0)
+			nt->next_generation = 1;
+		in->generation = nt->next_generation;
+		ids_add(nt, in);
 		nt->count++;
 		if (!in->handle_len) {
 			in->parent = dir;
@@ -522,6 +694,48 @@ int inode_lookup(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const cha
 	if (fd < 0)
 		return -errno;
 	return inode_lookup_fd(nt, dir, name, fd, st, out);
+}
+
+/*
+ * The parent of the directory dir (pinned as dfd), with one kernel
+ * reference, for the kernel's LOOKUP of ".." (NFS export); fills st.  The
+ * root is its own parent.  A node already known is taken as it is (its
+ * locator untouched); a new one needs a file handle: a path locator
+ * (dir, "..") would make dir hold its own parent.
+ */
+int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, struct stat *st,
+			struct cfs_inode **out)
+{
+	struct cfs_inode *in;
+	int fd;
+
+	if (dir == nt->root) {
+		inode_ref(nt, nt->root);
+		*out = nt->root;
+		return fstat(dfd, st) < 0 ? -errno : 0;
+	}
+	fd = openat(dfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		close(fd);
+		return -errno;
+	}
+	pthread_mutex_lock(&nt->lock);
+	in = find_locked(nt, st->st_dev, st->st_ino);
+	if (in)
+		in->nlookup++;
+	pthread_mutex_unlock(&nt->lock);
+	if (in) {
+		close(fd);
+		*out = in;
+		return 0;
+	}
+	if (!nt->use_handles) {
+		close(fd);
+		return -ESTALE;
+	}
+	return lookup_fd(nt, dir, "..", fd, true, st, out);
 }
 
 void inode_forget(struct cfs_nodes *nt, struct cfs_inode *in, uint64_t n)

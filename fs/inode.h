@@ -78,6 +78,10 @@ struct cfs_inode {
 	bool unhashed;            /* out of the table (inode_unhash); table */
 	bool in_handles;          /* in the handle index; table */
 	bool covered;             /* inotify: last found in a watched directory */
+	struct cfs_inode *id_next; /* chain of the id set (NFS export); table */
+	struct cfs_inode *kept_next; /* forgotten, kept for NFS handles; table */
+	bool kept;                /* on the kept list; table */
+	uint32_t generation;      /* the kernel's (node id, generation): immutable */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */
 	int handle_type;          /* file handle: immutable */
 	unsigned char handle[];
@@ -102,6 +106,13 @@ struct cfs_nodes {
 	struct cfs_inode **htable;  /* nodes by file handle (handles.c) */
 	size_t hsize, hcount;
 	union inode_handle root_handle;  /* the root's, not in htable (handle_bytes 0: none) */
+	struct cfs_inode **ids;     /* every node but the root, by address: the
+				       ids an NFS file handle may present */
+	size_t ids_size;            /* buckets of ids */
+	uint32_t next_generation;   /* random at mount: stale handles mismatch */
+	size_t keep_max;            /* -o nfs_nodes=N: forgotten nodes kept */
+	size_t kept;                /* nodes on the kept list, oldest first: */
+	struct cfs_inode *kept_head, *kept_tail;
 	struct fdcache fdc;
 	struct cfs_inode *root;     /* allocated: a node ends in a flexible array */
 	struct cfs_dir root_dir;
@@ -119,6 +130,11 @@ int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd
 void inode_table_destroy(struct cfs_nodes *nt);
 struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino);
 fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in);
+fuse_ino_t inode_alias_id(struct cfs_nodes *nt, struct cfs_inode *in, unsigned alias);
+struct cfs_inode *inode_find_id(struct cfs_nodes *nt, fuse_ino_t id);
+void inode_ref(struct cfs_nodes *nt, struct cfs_inode *in);
+int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, struct stat *st,
+			struct cfs_inode **out);
 int inode_load_flag(struct cfs_dir *d, int fd, const struct stat *st);
 int inode_lookup(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const char *name,
 		 struct stat *st, struct cfs_inode **out);

@@ -102,8 +102,12 @@ static int get_flags(struct cfs *fs, struct cfs_inode *in, unsigned int *flags)
 	return err;
 }
 
-/* Whether the casefold bit of the directory in may change now (lock held). */
-static int may_change_casefold(struct cfs *fs, struct cfs_inode *in)
+/*
+ * Whether the casefold bit of the directory in may change now (lock held):
+ * ext4's rule, or with -o casefold_nonempty, +F on a non-empty directory
+ * whose names stay distinct under folding (dir_may_casefold).
+ */
+static int may_change_casefold(struct cfs *fs, struct cfs_inode *in, bool on)
 {
 	int r;
 
@@ -112,7 +116,9 @@ static int may_change_casefold(struct cfs *fs, struct cfs_inode *in)
 	r = dir_is_empty(fs, in);
 	if (r < 0)
 		return r;
-	return r ? 0 : -ENOTEMPTY;
+	if (r)
+		return 0;
+	return on && fs->casefold_nonempty ? dir_may_casefold(fs, in) : -ENOTEMPTY;
 }
 
 /*
@@ -134,7 +140,7 @@ static int set_dir_flags(fuse_req_t req, struct cfs_inode *in, bool on, unsigned
 	err = dir_check_flag(in);
 	toggle = on != in->d->casefold;
 	if (err == 0 && toggle)
-		err = may_change_casefold(fs, in);
+		err = may_change_casefold(fs, in, on);
 	if (err == 0 && rest != old)
 		err = set_backing_flags(req, in, rest);
 	if (err == 0 && toggle) {
@@ -168,35 +174,56 @@ static int set_flags(fuse_req_t req, struct cfs_inode *in, unsigned int flags)
 	return rest != old ? set_backing_flags(req, in, rest) : 0;
 }
 
+/* Linux 7.2's xflag for a casefolded directory, which nfsd and ksmbd read. */
+#ifndef FS_XFLAG_CASEFOLD
+#define FS_XFLAG_CASEFOLD 0x00040000
+#endif
+
 /*
  * Project quota fields and xflags come from the backing object: zeros where
- * it has none, but, as for the flags, any other failure is an error.
+ * it has none, but an object that cannot be opened is an error.  The
+ * backing filesystem's own FS_XFLAG_CASEFOLD means nothing here: the bit is
+ * ours, set for a +F directory (issue 21: Linux 7.2 tells NFS and SMB
+ * clients a directory is case-insensitive from it).  A backing filesystem
+ * without the ioctl gives zeros, never an error: nfsd fails the client's
+ * request on one (EIO only from a real I/O error of the backing tree).
  */
 static int get_fsxattr(struct cfs *fs, struct cfs_inode *in, struct fsxattr *fa)
 {
 	int fd = open_backing(fs, in), err = 0;
 
 	memset(fa, 0, sizeof(*fa));
-	if (fd == -ENOTTY)
-		return 0;
-	if (fd < 0)
+	if (fd < 0 && fd != -ENOTTY)
 		return fd;
-	if (ioctl(fd, FS_IOC_FSGETXATTR, fa) < 0) {
-		err = errno == ENOTTY || errno == EOPNOTSUPP ? 0 : -errno;
+	if (fd >= 0 && ioctl(fd, FS_IOC_FSGETXATTR, fa) < 0)
 		memset(fa, 0, sizeof(*fa));
-	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	fa->fsx_xflags &= ~(unsigned int)FS_XFLAG_CASEFOLD;
+	if (!in->d)
+		return 0;
+	err = dir_lock(fs, in);
+	if (err < 0)
+		return err;
+	err = dir_check_flag(in);
+	if (in->d->casefold)
+		fa->fsx_xflags |= FS_XFLAG_CASEFOLD;
+	dir_unlock(fs, in);
 	return err;
 }
 
 /*
  * FS_IOC_FSSETXATTR (chattr -p, xfs_io chattr): passed to the backing
  * object with the same capability rule as FS_IOC_SETFLAGS.  The casefold
- * bit has no xflag, so this never changes it.
+ * bit (FS_XFLAG_CASEFOLD) is never passed on, so this never changes it.
  */
 static int set_fsxattr(fuse_req_t req, struct cfs_inode *in, struct fsxattr *fa)
 {
 	int fd = open_backing(cfs_of(req), in), err;
+
+	/* Ours, and changed only by FS_IOC_SETFLAGS: a read-modify-write
+	 * (chattr -p) hands it back, the backing object must not get it. */
+	fa->fsx_xflags &= ~(unsigned int)FS_XFLAG_CASEFOLD;
 
 	if (fd < 0)
 		return fd == -ENOTTY ? -EOPNOTSUPP : fd;

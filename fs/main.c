@@ -43,6 +43,9 @@ struct cli {
 	char *cache;            /* -o cache=auto|fanotify|inotify|timeout */
 	char *timeout;          /* -o timeout=SECONDS */
 	char *opens;            /* -o opens=daemon|kernel */
+	int case_rename;        /* issue 21: client behaviour beyond ext4's */
+	int casefold_nonempty;
+	unsigned nfs_nodes;     /* forgotten nodes kept for NFS handles */
 };
 
 enum { KEY_CASEFOLD_BARE };
@@ -60,6 +63,9 @@ static const struct fuse_opt cli_spec[] = {
 	{ "cache=%s", offsetof(struct cli, cache), 0 },
 	{ "timeout=%s", offsetof(struct cli, timeout), 0 },
 	{ "opens=%s", offsetof(struct cli, opens), 0 },
+	{ "case_rename", offsetof(struct cli, case_rename), 1 },
+	{ "casefold_nonempty", offsetof(struct cli, casefold_nonempty), 1 },
+	{ "nfs_nodes=%u", offsetof(struct cli, nfs_nodes), 0 },
 	FUSE_OPT_END
 };
 
@@ -268,6 +274,8 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 		return -1;
 	}
 	fs->flush_writers = !backing_local(rootfd);
+	fs->case_rename = cli->case_rename;
+	fs->casefold_nonempty = cli->casefold_nonempty;
 	atomic_init(&fs->dcache_mode, cli->noepoch ? CFS_DCACHE_ZERO : CFS_DCACHE_PROBE);
 	atomic_init(&fs->epoch, 1);  /* directories' records start at 0: empty */
 	r = inode_table_init(&fs->nodes, rootfd, !cli->nohandles, fd_cache_size(cli->fd_cache));
@@ -275,6 +283,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, strerror(-r));
 		return -1;
 	}
+	fs->nodes.keep_max = cli->nfs_nodes;
 	return setup_cache(fs, cli, rootfd);
 }
 

@@ -33,11 +33,29 @@ static struct cfs_name stored_name(const struct cfs_name *given, const char *sto
 	return strcmp(given->s, stored) == 0 ? *given : names_name(stored);
 }
 
+/*
+ * -o case_rename: the kernel never sends a rename whose source and target
+ * are one inode (vfs_rename returns 0 first), so a spelling other than the
+ * stored one of a non-directory in a non-exact directory is answered as
+ * another kernel inode of the same node (an alias id, chosen by the
+ * spelling), as hard links are on FUSE filesystems that do not unify them:
+ * rename(2) from one spelling to another then reaches do_rename.
+ */
+static bool respelled(const struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
+		      const char *stored, const struct cfs_inode *in)
+{
+	return fs->case_rename && !S_ISDIR(in->type) && dir_rule(fs, dir) != CFS_EXACT &&
+	       strcmp(given->s, stored) != 0;
+}
+
 /* Fills e's reply fields for the node in, reached in dir as given. */
 static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
 		       const char *stored, struct cfs_inode *in, struct fuse_entry_param *e)
 {
+	struct cfs_name g = *given;
+
 	e->ino = inode_id(&fs->nodes, in);
+	e->generation = in->generation;
 	if (in->d) {
 		/* Its entries may be cached only once their changes are watched. */
 		int fd = inode_pin(&fs->nodes, in);
@@ -49,6 +67,12 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *g
 	}
 	watch_found(fs, dir, in);
 	e->attr_timeout = dcache_ttl(fs, in);
+	if (respelled(fs, dir, given, stored, in)) {
+		e->ino = inode_alias_id(&fs->nodes, in,
+					(unsigned)(names_spelling(&fs->names, &g) % 7));
+		/* Notices invalidate the node's own id, not its aliases. */
+		e->attr_timeout = fs->timeout;
+	}
 	e->entry_timeout = dcache_positive(fs, dir, given, stored);
 }
 
@@ -84,16 +108,69 @@ static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, struct cfs_name 
 	return err;
 }
 
+/*
+ * LOOKUP of "." and "..", which only NFS export sends (README.NFS; the
+ * kernel's path walk resolves both itself): "." on any node id an NFS file
+ * handle holds, which the kernel may have forgotten and the daemon freed
+ * (inode_find_id checks it; the generation unmasks an address reused since
+ * or an earlier mount's), ".." on a directory the kernel holds.  The
+ * answer is the id asked, or ESTALE.
+ */
+static int lookup_special(struct cfs *fs, fuse_ino_t parent, bool dot,
+			  struct fuse_entry_param *e)
+{
+	struct cfs_inode *in, *dir;
+	int fd, err;
+
+	memset(e, 0, sizeof(*e));
+	if (dot) {
+		in = inode_find_id(&fs->nodes, parent);
+		if (!in)
+			return -ESTALE;
+		fd = inode_pin(&fs->nodes, in);
+		err = fd < 0 ? fd : fstat(fd, &e->attr) < 0 ? -errno : 0;
+		if (fd >= 0)
+			inode_unpin(&fs->nodes, in, fd);
+		e->ino = parent;
+	} else {
+		dir = inode_get(&fs->nodes, parent);
+		err = dir_lock(fs, dir);
+		if (err < 0)
+			return err;
+		err = inode_lookup_parent(&fs->nodes, dir, dir->d->fd, &e->attr, &in);
+		dir_unlock(fs, dir);
+		if (err < 0)
+			return err;
+		e->ino = inode_id(&fs->nodes, in);
+	}
+	if (err < 0) {
+		inode_forget(&fs->nodes, in, 1);
+		return err == -ENOENT ? -ESTALE : err;
+	}
+	e->generation = in->generation;
+	e->attr_timeout = dcache_ttl(fs, in);
+	return 0;
+}
+
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
+	struct cfs_inode *dir;
 	struct cfs_name n = names_name(name);
 	char stored[CFS_NAME_MAX + 1];
 	struct fuse_entry_param e;
 	struct stat st;
 	int err;
 
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		err = lookup_special(fs, parent, name[1] == '\0', &e);
+		if (err < 0)
+			fuse_reply_err(req, -err);
+		else
+			fuse_reply_entry(req, &e);
+		return;
+	}
+	dir = inode_get(&fs->nodes, parent);
 	err = dir_lock(fs, dir);
 	if (err == 0) {
 		err = dir_resolve_stat(fs, dir, &n, stored, &st);
@@ -541,10 +618,36 @@ static bool same_object(const struct stat *a, const struct stat *b)
 }
 
 /*
+ * -o case_rename: a rename within one non-exact directory from the stored
+ * name to another spelling of it (what Windows programs do to fix a name's
+ * case) changes the stored spelling: the backing entry is renamed to the
+ * new spelling, which cannot replace anything (RENAME_NOREPLACE: had the
+ * spelling been stored, it would have been the resolved target).  0, or
+ * -errno with nothing changed (dirs' locks held).
+ */
+static bool respellable(const struct cfs *fs, struct cfs_inode *dir, struct cfs_inode *ndir,
+			const char *from, const char *to, const struct cfs_name *newname,
+			unsigned int flags)
+{
+	return fs->case_rename && dir == ndir && !(flags & RENAME_EXCHANGE) &&
+	       dir_rule(fs, dir) != CFS_EXACT && strcmp(from, to) == 0 &&
+	       strcmp(newname->s, from) != 0;
+}
+
+static int respell(fuse_req_t req, struct cfs_inode *dir, const char *from,
+		   const struct cfs_name *newname)
+{
+	return caller_renameat2(req, dir->d->fd, &dir->d->st, from, dir->d->fd, &dir->d->st,
+				newname->s, RENAME_NOREPLACE);
+}
+
+/*
  * Rename as ext4 with casefold does it: the target name resolves like any
  * lookup, so renaming a onto B while b exists replaces b and keeps the
  * stored name b; a rename onto the same object (Foo -> FOO, or a hard link
- * of itself) succeeds and changes nothing.
+ * of itself) succeeds and changes nothing — except that with -o
+ * case_rename, Foo -> FOO where both resolve to the one stored name Foo
+ * stores FOO instead (respell).
  */
 static int do_rename(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *name,
 		     struct cfs_inode *ndir, struct cfs_name *newname, unsigned int flags)
@@ -575,13 +678,22 @@ static int do_rename(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *nam
 		return -EEXIST;
 	else if (fstatat(ndfd, to, &sto, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	else if (same_object(&sfrom, &sto))
-		goto done;
+	else if (same_object(&sfrom, &sto)) {
+		if (!respellable(fs, dir, ndir, from, to, newname, flags))
+			goto done;
+		err = respell(req, dir, from, newname);
+		if (err < 0)
+			return err;
+		replacing = false;
+		strcpy(to, newname->s);
+		goto renamed;
+	}
 	if (replacing && !(flags & RENAME_EXCHANGE))
 		inode_hold_name(&fs->nodes, ndfd, to);
 	err = caller_renameat2(req, dfd, &dir->d->st, from, ndfd, &ndir->d->st, to, flags);
 	if (err < 0)
 		return err;
+renamed:
 	if (track)
 		inode_moved(&fs->nodes, &sfrom, ndir, to);
 	fromn = stored_name(name, from);

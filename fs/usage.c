@@ -51,6 +51,24 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "truncates and rewrites the file; kernel: opens\n"
 	  "cost no request (root, local backing filesystems\n"
 	  "only), but such a read can return zeros" },
+	{ "case_rename", NULL,
+	  "a rename between two spellings of one name in a\n"
+	  "casefolded directory stores the new spelling, as\n"
+	  "on Windows (ext4 and the default: nothing changes);\n"
+	  "non-directories only.  Other spellings of a file are\n"
+	  "then other inodes to the kernel, as hard links on\n"
+	  "many FUSE filesystems" },
+	{ "casefold_nonempty", NULL,
+	  "chattr +F on a non-empty directory succeeds when\n"
+	  "no two of its names are equal under folding (ext4\n"
+	  "and the default: ENOTEMPTY); else ENOTEMPTY and the\n"
+	  "log names them.  Its subdirectories keep their own\n"
+	  "flags: casefold convert does a whole tree" },
+	{ "nfs_nodes", "N",
+	  "for an NFS export: keep up to N objects the kernel\n"
+	  "has forgotten (about 100 bytes each), so that NFS\n"
+	  "clients' file handles of them stay valid (default\n"
+	  "0: such handles are stale; needs file handles)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -62,7 +80,13 @@ const char *const cfs_usage_notes[] = {
 	"fusermount3; unmount with fusermount3 -u).  A user's daemon cannot chown:\n"
 	"everything created belongs to that user.",
 	"Make an empty directory case-insensitive with chattr +F, and plain again\n"
-	"with chattr -F; new subdirectories inherit the flag.",
+	"with chattr -F; new subdirectories inherit the flag.  With\n"
+	"casefold_nonempty, a directory with entries may become case-insensitive\n"
+	"too (Proton does this to a game's drive_c); its subdirectories keep\n"
+	"their own flags.",
+	"The mount can be exported over NFS (exportfs with fsid=); file handles\n"
+	"of objects the kernel has forgotten are stale unless nfs_nodes keeps\n"
+	"them, and those from before a restart are stale.",
 	"Without -f the daemon detaches and logs to syslog; with -f (or -d) it\n"
 	"stays in the foreground and logs to standard error.",
 	NULL,

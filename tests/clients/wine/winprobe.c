@@ -10,6 +10,8 @@
  *                                         "opened existing" or the error
  *   winprobe list DIR                     FindFirstFile/FindNextFile: the
  *                                         names, one a line, without . and ..
+ *   winprobe move FROM TO                 MoveFileExA (a case-only rename
+ *                                         too): "moved" or the error
  *   winprobe time DIR PREFIX SUFFIX FIRST COUNT STEP BUDGET_MS [PASSES]
  *       opens DIR\PREFIX<7-digit i>SUFFIX for i = FIRST, FIRST+STEP, ...
  *       COUNT times or until BUDGET_MS have passed, whichever comes first;
@@ -104,6 +106,15 @@ static int cmd_create(const char *mode, const char *path, const char *text)
 	}
 	CloseHandle(h);
 	printf("%s %s\n", path, what);
+	return 0;
+}
+
+static int cmd_move(const char *from, const char *to)
+{
+	if (MoveFileExA(from, to, 0))
+		printf("moved\n");
+	else
+		printf("%s\n", error_name(GetLastError()));
 	return 0;
 }
 
@@ -202,7 +213,9 @@ int main(int argc, char **argv)
 		return cmd_list(argv[2]);
 	if ((argc == 9 || argc == 10) && !strcmp(argv[1], "time"))
 		return cmd_time(argc - 2, argv + 2);
+	if (argc == 4 && !strcmp(argv[1], "move"))
+		return cmd_move(argv[2], argv[3]);
 	fprintf(stderr, "usage: winprobe open PATH... | create new|always PATH TEXT | list DIR |\n"
-			"       time DIR PREFIX SUFFIX FIRST COUNT STEP BUDGET_MS [PASSES]\n");
+			"       move FROM TO | time DIR PREFIX SUFFIX FIRST COUNT STEP BUDGET_MS [PASSES]\n");
 	return 2;
 }
