@@ -3,7 +3,7 @@
 # the generated seed corpus.  A property violation or crash fails the test.
 set -u
 runs=${CF_FUZZ_RUNS:-100000}
-bin=$CF_ROOT/build/fuzz
+bin=$CF_BUILD/fuzz
 [ -d "$bin" ] || { echo "fuzz targets not built (make fuzz-targets)"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
