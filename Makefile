@@ -171,12 +171,18 @@ regen-check: $(O)/mktables
 # The whole suite (the README's test command and CI), and its quick tier
 # (unit, CLI, a few filesystem basics: tests/run --quick), both on the
 # sanitized build.  Both build with -Werror under clang and gcc.
+# What the tests need is installed first (scripts/install-deps --tests, through
+# sudo for an ordinary user); where it cannot be, the tests needing it skip.
+TEST_DEPS = scripts/install-deps --tests || \
+	echo "make: could not install the test dependencies; the tests needing them will skip" >&2
 check:
+	$(TEST_DEPS)
 	$(MAKE) O=$(O)/clang CC=clang CC_FOR_BUILD=clang WERROR=-Werror all
 	$(MAKE) O=$(O)/san SAN=1 WERROR=-Werror all tests
 	$(MAKE) O=$(O)/san WERROR=-Werror fuzz-targets
 	tests/run $(O)/san
 check-quick:
+	$(TEST_DEPS)
 	$(MAKE) O=$(O)/san SAN=1 WERROR=-Werror all tests
 	tests/run --quick $(O)/san
 
@@ -203,6 +209,7 @@ stress: all
 	    CF_STRESS_OPS=$(STRESS_OPS) CF_STRESS_KILLS=40 tests/fs/$$t.sh || exit 1; done
 
 bench:
+	scripts/install-deps --bench
 	$(MAKE) all
 	bench/run $(O)
 
