@@ -152,7 +152,8 @@ $(O)/tests/%: tests/unit/%.c $(STATIC) $(wildcard tests/unit/*.h)
 $(O)/toolchain: FORCE
 	@mkdir -p $(@D)
 	@printf "CF_CC='%s'\nCF_CFLAGS='%s'\nCF_LDFLAGS='%s'\n" '$(CC)' \
-	    '$(WARN) $(CF_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN_CFLAGS)' '$(LDFLAGS) $(SAN_LDFLAGS)' >$@.tmp
+	    '$(WARN) -D_GNU_SOURCE -I$(CURDIR)/include $(CPPFLAGS) $(CFLAGS) $(SAN_CFLAGS)' \
+	    '$(LDFLAGS) $(SAN_LDFLAGS)' >$@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 tests: $(TESTS) $(O)/mktables $(O)/toolchain
 

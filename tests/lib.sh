@@ -40,6 +40,16 @@ cf_cc() {
 	# shellcheck disable=SC2086
 	$CF_CC $CF_CFLAGS "$@" $CF_LDFLAGS
 }
+# cf_cc_only ARGS...: the same compiler without the build's flags, for what
+# they cannot apply to (a static program run in the kernel VM: the
+# sanitizers do not link statically).
+cf_cc_only() {
+	[ -r "$CF_BUILD/toolchain" ] || skip "no $CF_BUILD/toolchain (made by make tests)"
+	local CF_CC CF_CFLAGS CF_LDFLAGS
+	. "$CF_BUILD/toolchain"
+	# shellcheck disable=SC2086
+	$CF_CC "$@"
+}
 
 # wait_for SECONDS COMMAND...: polls COMMAND every 20 ms until it succeeds;
 # fails the test when it has not within SECONDS.

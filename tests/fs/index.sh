@@ -8,11 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 count=100000 bits=8
-san=
-# A sanitized library needs its runtime in the helper too.
-nm "$CF_BUILD/libcasefold.a" 2>/dev/null | grep -q __asan_init && san=-fsanitize=address,undefined
-cc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 $san -I"$CF_ROOT/include" \
-	-o "$T/collide" "$CF_ROOT/tests/fs/collide.c" "$CF_BUILD/libcasefold.a" ||
+# The build's compiler and flags: a sanitized library needs its runtime.
+cf_cc -O2 -o "$T/collide" "$CF_ROOT/tests/fs/collide.c" "$CF_BUILD/libcasefold.a" ||
 	fail "cannot build the collide helper"
 mkdir "$B/ci"
 setfattr -n trusted.casefoldfs.casefold -v 1 "$B/ci" || fail "flag the backing directory"
