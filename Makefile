@@ -110,10 +110,16 @@ $(O)/paths: FORCE
 .PHONY: FORCE
 FORCE:
 
-$(O)/casefold: $(CLI_OBJ) $(STATIC)
-	$(CC) $(ALLLDFLAGS) -o $@ $^ -lext2fs -lcom_err
-$(O)/casefoldfs: $(FS_OBJ) $(STATIC)
-	$(CC) $(ALLLDFLAGS) -o $@ $^ $(FUSE_LIBS) -lpthread
+# The programs link the static library, so that they run from the build
+# directory; LINK=shared links them with the shared one instead, as a
+# distribution ships them (debian/rules), so that a new libcasefold0 serves
+# them too.
+PROG_LIB := $(if $(filter shared,$(LINK)),$(SHARED),$(STATIC))
+PROG_LINK = $(if $(filter shared,$(LINK)),-L$(O) -lcasefold,$(STATIC))
+$(O)/casefold: $(CLI_OBJ) $(PROG_LIB)
+	$(CC) $(ALLLDFLAGS) -o $@ $(CLI_OBJ) $(PROG_LINK) -lext2fs -lcom_err
+$(O)/casefoldfs: $(FS_OBJ) $(PROG_LIB)
+	$(CC) $(ALLLDFLAGS) -o $@ $(FS_OBJ) $(PROG_LINK) $(FUSE_LIBS) -lpthread
 
 # Manual pages and --help share their text.  casefold(1) is printed by the
 # tool from its verb table; mkman fills the other pages' templates from
@@ -129,7 +135,8 @@ $(O)/build-host/casefold: $(CLI_SRC) $(LIB_SRC) $(wildcard cli/*.h lib/*.h lib/t
 	    -lext2fs -lcom_err
 $(O)/man/casefold.1: $(MAN_TOOL)
 	@mkdir -p $(@D)
-	$(MAN_TOOL) help --man > $@.tmp && mv $@.tmp $@
+	$(if $(and $(filter shared,$(LINK)),$(if $(CROSS),,1)),LD_LIBRARY_PATH=$(abspath $(O))) \
+	    $(MAN_TOOL) help --man > $@.tmp && mv $@.tmp $@
 $(O)/man/%: man/%.in $(O)/mkman include/casefold.h include/casefold_ext4.h $(O)/paths
 	@mkdir -p $(@D)
 	$(O)/mkman include/casefold.h include/casefold_ext4.h < $< > $@.tmp && \

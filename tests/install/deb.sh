@@ -93,6 +93,12 @@ while read -r f; do [ -e "$f" ] || fail "$f is not installed"; done <"$T/files"
 	fail "casefold fold: $(/usr/bin/casefold fold --hex "$(printf 'Stra\xc3\x9fe')")"
 /usr/bin/casefold cmp --nocase README readme >/dev/null || fail "casefold cmp"
 [ "$(/usr/bin/casefold --version | grep -o "$version")" = "$version" ] || fail "casefold --version"
+for f in /usr/bin/casefold /usr/sbin/casefoldfs; do
+	ldd "$f" | grep -q "libcasefold.so.0 => /.*/$libdir/libcasefold.so.0" ||
+		fail "$f does not use the packaged library: $(ldd "$f")"
+done
+dpkg-query -W -f='${Depends}\n' casefold casefoldfs | grep -c 'libcasefold0 (>= ' | grep -qx 2 ||
+	fail "casefold and casefoldfs do not depend on libcasefold0: $(dpkg-query -W -f='${Depends}\n' casefold casefoldfs)"
 for page in casefold.1 casefoldfs.8 libcasefold.3; do
 	man -w "${page%.*}" | grep -q "/usr/share/man/.*/$page" || fail "man cannot find $page"
 done
