@@ -8,8 +8,8 @@
 # /usr/local/sbin and a /dev with our own /dev/log socket on /dev, so
 # nothing of the host is touched.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "mounting needs root"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
+[ "$(id -u)" = 0 ] || skip "needs root: mount -t and fstab mounts, its build bound over /usr/local/sbin"
+cf_may_mount
 for tool in mount.fuse3 unshare findmnt chattr python3; do
 	command -v "$tool" >/dev/null || skip "no $tool"
 done
