@@ -11,11 +11,12 @@
 # packages, no dpkg record.
 #
 # It installs into the real system, so it runs only as root, only where
-# none of the four packages is installed already, and mounts in a private
-# mount namespace.
+# none of the four packages is installed already; it runs in a private
+# mount namespace, so its mounts never reach the host.
 CF_NEEDS_ROOT="installs packages with dpkg"
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: $CF_NEEDS_ROOT"
+cf_private_ns "$@"
 for tool in dpkg-buildpackage dh lintian fakeroot readelf pkg-config unshare mount.fuse3; do
 	command -v "$tool" >/dev/null || skip "no $tool (scripts/install-deps --tests)"
 done
@@ -126,34 +127,30 @@ ldd "$T/prog" | grep -q "libcasefold.so.0 => /lib/$libdir/libcasefold.so.0\|libc
 	fail "prog does not use the installed library: $(ldd "$T/prog")"
 [ "$("$T/prog")" = "strasse 1" ] || fail "prog printed $("$T/prog")"
 
-# 6. mount -t fuse.casefoldfs and fstab, in a private mount namespace; no
-# casefoldfs of /usr/local may answer instead of the package's.
+# 6. mount -t fuse.casefoldfs and fstab (this test runs in a private mount
+# namespace: cf_private_ns above); no casefoldfs of /usr/local may answer
+# instead of the package's.
 if [ -c /dev/fuse ] && [ -z "${CF_NO_FUSE:-}" ]; then
-	mkdir "$T/back" "$T/mnt"
-	CF_T=$T unshare -m --propagation private bash -c '
-		set -u
-		fail() { echo "FAIL: $*" >&2; exit 1; }
-		T=$CF_T B=$CF_T/back M=$CF_T/mnt
-		[ -e /usr/local/sbin/casefoldfs ] && mount --bind /usr/sbin/casefoldfs /usr/local/sbin/casefoldfs
-		[ "$(env -i /bin/sh -c "command -v casefoldfs")" = /usr/sbin/casefoldfs ] ||
-			fail "casefoldfs on the default PATH is $(env -i /bin/sh -c "command -v casefoldfs")"
-		mounted() { [ "$(findmnt -n -o FSTYPE --mountpoint "$M")" = fuse.casefoldfs ]; }
-		unmount() {
-			umount "$M" || fail "umount"
-			for _ in $(seq 200); do mounted || return 0; sleep 0.02; done
-			fail "still mounted"
-		}
-		trap "mounted && umount -l \"\$M\"" EXIT
-		mount -t fuse.casefoldfs "$B" "$M" -o casefold=utf8-12.1.0 || fail "mount -t fuse.casefoldfs"
-		mounted || fail "not mounted"
-		mkdir "$M/d" && chattr +F "$M/d" && echo hi >"$M/d/Readme" || fail "chattr +F"
-		[ "$(cat "$M/d/README")" = hi ] || fail "not case-insensitive"
-		unmount
-		printf "%s %s fuse.casefoldfs casefold=utf8-12.1.0,nofail,noauto 0 0\n" "$B" "$M" >"$T/fstab"
-		mount -T "$T/fstab" "$M" || fail "mount from fstab"
-		[ "$(cat "$M/d/readme")" = hi ] || fail "fstab mount: not case-insensitive"
-		unmount
-	' || fail "mounting with the installed casefoldfs"
+	B=$T/back M=$T/mnt
+	mkdir "$B" "$M"
+	[ -e /usr/local/sbin/casefoldfs ] && mount --bind /usr/sbin/casefoldfs /usr/local/sbin/casefoldfs
+	[ "$(env -i /bin/sh -c "command -v casefoldfs")" = /usr/sbin/casefoldfs ] ||
+		fail "casefoldfs on the default PATH is $(env -i /bin/sh -c "command -v casefoldfs")"
+	mounted() { [ "$(findmnt -n -o FSTYPE --mountpoint "$M")" = fuse.casefoldfs ]; }
+	unmount() {
+		umount "$M" || fail "umount"
+		wait_for 10 eval '! mounted'
+	}
+	at_exit 'mounted && umount -l "$M"'
+	mount -t fuse.casefoldfs "$B" "$M" -o casefold=utf8-12.1.0 || fail "mount -t fuse.casefoldfs"
+	mounted || fail "not mounted"
+	mkdir "$M/d" && chattr +F "$M/d" && echo hi >"$M/d/Readme" || fail "chattr +F"
+	[ "$(cat "$M/d/README")" = hi ] || fail "not case-insensitive"
+	unmount
+	printf '%s %s fuse.casefoldfs casefold=utf8-12.1.0,nofail,noauto 0 0\n' "$B" "$M" >"$T/fstab"
+	mount -T "$T/fstab" "$M" || fail "mount from fstab"
+	[ "$(cat "$M/d/readme")" = hi ] || fail "fstab mount: not case-insensitive"
+	unmount
 	echo "mount -t fuse.casefoldfs and fstab with the package's casefoldfs: ok"
 else
 	echo "no mount: ${CF_NO_FUSE:+tests/run --no-fuse}${CF_NO_FUSE:-no /dev/fuse}"
