@@ -1,15 +1,25 @@
 # casefold — one plain Makefile.
 #   make               library, casefold, casefoldfs
-#   make check         a clang build (-Werror), everything rebuilt under ASan+UBSan,
-#                      then the whole test suite
+#   make check         a clang build and everything rebuilt under ASan+UBSan (both
+#                      with -Werror), then the whole test suite
+#   make check-quick   the same builds, then the quick tier (about a minute)
 #   make regen UCD=DIR regenerate lib/tables from a UCD directory
 #   make regen-check UCD=DIR   check lib/tables is what that UCD gives
 #   make man           the manual pages, into $(O)/man
 #   make bench | fuzz | install | uninstall | clean
-# Honours CC, CFLAGS, LDFLAGS, PREFIX, DESTDIR.  O= selects the build directory.
+# Honours CC, CPPFLAGS, CFLAGS, LDFLAGS, PREFIX, DESTDIR, and CC_FOR_BUILD (with
+# CPPFLAGS_FOR_BUILD, CFLAGS_FOR_BUILD, LDFLAGS_FOR_BUILD) for the programs run
+# during the build.  O= selects the build directory.  The project's own flags
+# are kept apart from those, so a packager's CFLAGS replace only -O2 -g.
+# -Werror only in the builds `make check` makes (WERROR=-Werror).
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
+CC_FOR_BUILD       ?= cc
+CFLAGS_FOR_BUILD   ?= -O2
+CPPFLAGS_FOR_BUILD ?=
+LDFLAGS_FOR_BUILD  ?=
+WERROR  ?=
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
@@ -24,13 +34,20 @@ VERSION := $(shell sed -n 's/^\#define CF_VERSION_STRING "\(.*\)"/\1/p' include/
 SOMAJOR := 0
 SONAME  := libcasefold.so.$(SOMAJOR)
 
-WARN     := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS += -D_GNU_SOURCE -Iinclude
+# The project's own flags: never in CPPFLAGS/CFLAGS/LDFLAGS, which belong to
+# whoever runs make (a command-line CFLAGS= would silently drop a +=).
+WARN     := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes $(WERROR)
+CF_CPPFLAGS := -D_GNU_SOURCE -Iinclude
+SAN_CFLAGS  :=
+SAN_LDFLAGS :=
 ifeq ($(SAN),1)
-CFLAGS   += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-LDFLAGS  += -fsanitize=address,undefined
+SAN_CFLAGS  := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_LDFLAGS := -fsanitize=address,undefined
 endif
-ALLCFLAGS = $(WARN) $(CPPFLAGS) $(CFLAGS) -MMD -MP
+ALLCFLAGS = $(WARN) $(CF_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN_CFLAGS) -MMD -MP
+ALLLDFLAGS = $(CFLAGS) $(SAN_CFLAGS) $(LDFLAGS) $(SAN_LDFLAGS)
+# Programs run during the build, compiled for the build machine.
+BUILD_CFLAGS = $(WARN) $(CF_CPPFLAGS) $(CPPFLAGS_FOR_BUILD) $(CFLAGS_FOR_BUILD) $(LDFLAGS_FOR_BUILD)
 
 FUSE_CFLAGS := $(shell $(PKGCONFIG) --cflags fuse3 2>/dev/null)
 FUSE_LIBS   := $(shell $(PKGCONFIG) --libs fuse3 2>/dev/null)
@@ -53,7 +70,7 @@ SHARED := $(O)/libcasefold.so.$(VERSION)
 PROGS  := $(O)/casefold $(if $(FS_SRC),$(O)/casefoldfs)
 MANS   := $(O)/man/casefold.1 $(O)/man/libcasefold.3 $(if $(FS_SRC),$(O)/man/casefoldfs.8)
 
-.PHONY: all lib man tests check regen bench fuzz fuzz-targets install uninstall clean
+.PHONY: all lib man tests check check-quick regen bench fuzz fuzz-targets install uninstall clean
 all: lib $(PROGS) man
 lib: $(STATIC) $(SHARED) $(O)/libcasefold.pc
 
@@ -74,7 +91,7 @@ $(STATIC): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 $(SHARED): $(PIC_OBJ) lib/libcasefold.map
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
+	$(CC) $(ALLLDFLAGS) -shared -Wl,-soname,$(SONAME) \
 	    -Wl,--version-script=lib/libcasefold.map -o $@ $(PIC_OBJ)
 	ln -sf libcasefold.so.$(VERSION) $(O)/$(SONAME)
 	ln -sf $(SONAME) $(O)/libcasefold.so
@@ -93,35 +110,59 @@ $(O)/paths: FORCE
 .PHONY: FORCE
 FORCE:
 
-$(O)/casefold: $(CLI_OBJ) $(STATIC)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lext2fs -lcom_err
-$(O)/casefoldfs: $(FS_OBJ) $(STATIC)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(FUSE_LIBS) -lpthread
+# The programs link the static library, so that they run from the build
+# directory; LINK=shared links them with the shared one instead, as a
+# distribution ships them (debian/rules), so that a new libcasefold0 serves
+# them too.
+PROG_LIB := $(if $(filter shared,$(LINK)),$(SHARED),$(STATIC))
+PROG_LINK = $(if $(filter shared,$(LINK)),-L$(O) -lcasefold,$(STATIC))
+$(O)/casefold: $(CLI_OBJ) $(PROG_LIB)
+	$(CC) $(ALLLDFLAGS) -o $@ $(CLI_OBJ) $(PROG_LINK) -lext2fs -lcom_err
+$(O)/casefoldfs: $(FS_OBJ) $(PROG_LIB)
+	$(CC) $(ALLLDFLAGS) -o $@ $(FS_OBJ) $(PROG_LINK) $(FUSE_LIBS) -lpthread
 
 # Manual pages and --help share their text.  casefold(1) is printed by the
 # tool from its verb table; mkman fills the other pages' templates from
-# casefoldfs's usage data (fs/usage.c) and the headers' prototypes.
+# casefoldfs's usage data (fs/usage.c) and the headers' prototypes.  Both
+# run on the build machine: in a cross build (CC and CC_FOR_BUILD name
+# different machines) casefold(1) comes from a build-machine copy of the tool.
 man: $(MANS)
-$(O)/man/casefold.1: $(O)/casefold
+CROSS ?= $(if $(filter-out $(shell $(CC_FOR_BUILD) -dumpmachine 2>/dev/null),$(shell $(CC) -dumpmachine 2>/dev/null)),1)
+MAN_TOOL := $(if $(CROSS),$(O)/build-host/casefold,$(O)/casefold)
+$(O)/build-host/casefold: $(CLI_SRC) $(LIB_SRC) $(wildcard cli/*.h lib/*.h lib/tables/*.h include/*.h)
 	@mkdir -p $(@D)
-	$(O)/casefold help --man > $@.tmp && mv $@.tmp $@
+	$(CC_FOR_BUILD) $(BUILD_CFLAGS) -DCF_BUILDING_LIBRARY -Ilib -Icli -o $@ $(CLI_SRC) $(LIB_SRC) \
+	    -lext2fs -lcom_err
+$(O)/man/casefold.1: $(MAN_TOOL)
+	@mkdir -p $(@D)
+	$(if $(and $(filter shared,$(LINK)),$(if $(CROSS),,1)),LD_LIBRARY_PATH=$(abspath $(O))) \
+	    $(MAN_TOOL) help --man > $@.tmp && mv $@.tmp $@
 $(O)/man/%: man/%.in $(O)/mkman include/casefold.h include/casefold_ext4.h $(O)/paths
 	@mkdir -p $(@D)
 	$(O)/mkman include/casefold.h include/casefold_ext4.h < $< > $@.tmp && \
 	    sed -i 's|@SBINDIR@|$(SBINDIR)|g' $@.tmp && mv $@.tmp $@
 $(O)/mkman: man/mkman.c fs/usage.c fs/usage.h include/casefold.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CPPFLAGS) -Ifs -O2 -o $@ man/mkman.c fs/usage.c
+	$(CC_FOR_BUILD) $(BUILD_CFLAGS) -Ifs -o $@ man/mkman.c fs/usage.c
 
-# The table generator is a host tool: never sanitized, never cross-compiled.
+# The table generator is a build-machine tool: never sanitized, never
+# cross-compiled.
 $(O)/mktables: $(GEN_SRC) $(wildcard gen/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CPPFLAGS) -O2 -o $@ $(GEN_SRC)
+	$(CC_FOR_BUILD) $(BUILD_CFLAGS) -o $@ $(GEN_SRC)
 
 $(O)/tests/%: tests/unit/%.c $(STATIC) $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -Itests/unit -Ilib -o $@ $< $(STATIC) $(LDFLAGS) $(TEST_LIBS)
-tests: $(TESTS) $(O)/mktables
+	$(CC) $(ALLCFLAGS) -Itests/unit -Ilib -o $@ $< $(STATIC) $(ALLLDFLAGS) $(TEST_LIBS)
+# The compiler and flags of this build, for the C helpers tests build at
+# test time (tests/lib.sh: cf_cc).
+$(O)/toolchain: FORCE
+	@mkdir -p $(@D)
+	@printf "CF_CC='%s'\nCF_CFLAGS='%s'\nCF_LDFLAGS='%s'\n" '$(CC)' \
+	    '$(WARN) -D_GNU_SOURCE -I$(CURDIR)/include $(CPPFLAGS) $(CFLAGS) $(SAN_CFLAGS)' \
+	    '$(LDFLAGS) $(SAN_LDFLAGS)' >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+tests: $(TESTS) $(O)/mktables $(O)/toolchain
 
 # The generated tables: inputs are the UCD files, output is committed.
 UCD ?= ../shared/ucd/17.0.0
@@ -135,26 +176,38 @@ regen-check: $(O)/mktables
 	CF_BUILD=$(abspath $(O)) CF_ROOT=$(CURDIR) CF_UCD=$(abspath $(UCD)) \
 	    $(if $(UCD12),CF_UCD12=$(abspath $(UCD12))) tests/gen/regen.sh
 
+# The whole suite (the README's test command and CI), and its quick tier
+# (unit, CLI, a few filesystem basics: tests/run --quick), both on the
+# sanitized build.  Both build with -Werror under clang and gcc.
+# What the tests need is installed first (scripts/install-deps --tests, through
+# sudo for an ordinary user); where it cannot be, the tests needing it skip.
+TEST_DEPS = scripts/install-deps --tests || \
+	echo "make: could not install the test dependencies; the tests needing them will skip" >&2
 check:
-	$(MAKE) O=build/clang CC=clang all
-	$(MAKE) O=build/san SAN=1 all tests
-	$(MAKE) fuzz-targets
-	tests/run build/san
+	$(TEST_DEPS)
+	$(MAKE) O=$(O)/clang CC=clang CC_FOR_BUILD=clang WERROR=-Werror all
+	$(MAKE) O=$(O)/san SAN=1 WERROR=-Werror all tests
+	$(MAKE) O=$(O)/san WERROR=-Werror fuzz-targets
+	tests/run $(O)/san
+check-quick:
+	$(TEST_DEPS)
+	$(MAKE) O=$(O)/san SAN=1 WERROR=-Werror all tests
+	tests/run --quick $(O)/san
 
-# libFuzzer targets: clang, ASan+UBSan, the library compiled in.
+# libFuzzer targets: clang, ASan+UBSan, the library compiled in; in $(O)/fuzz.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := $(patsubst fuzz/%.c,build/fuzz/%,$(wildcard fuzz/fuzz_*.c))
-build/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRC) $(wildcard lib/*.h lib/tables/*.h)
+FUZZ_TARGETS := $(patsubst fuzz/%.c,$(O)/fuzz/%,$(wildcard fuzz/fuzz_*.c))
+$(O)/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRC) $(wildcard lib/*.h lib/tables/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(WARN) $(CPPFLAGS) -Ilib -g -O1 -fsanitize=fuzzer,address,undefined \
+	$(FUZZ_CC) $(WARN) $(CF_CPPFLAGS) $(CPPFLAGS) -Ilib -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=all -o $@ $< $(LIB_SRC) -lext2fs -lcom_err
 fuzz-targets: $(FUZZ_TARGETS)
 fuzz: fuzz-targets
-	tests/fuzz/seeds build/fuzz/corpus
+	tests/fuzz/seeds $(O)/fuzz/corpus
 	for t in $(FUZZ_TARGETS); do \
 	    $$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
-	        build/fuzz/corpus/$$(basename $$t) || exit 1; done
+	        $(O)/fuzz/corpus/$$(basename $$t) || exit 1; done
 
 # The filesystem stress tests, long: STRESS_OPS operations per process, 40 kills.
 STRESS_OPS ?= 10000
@@ -164,6 +217,7 @@ stress: all
 	    CF_STRESS_OPS=$(STRESS_OPS) CF_STRESS_KILLS=40 tests/fs/$$t.sh || exit 1; done
 
 bench:
+	scripts/install-deps --bench
 	$(MAKE) all
 	bench/run $(O)
 
@@ -196,6 +250,6 @@ uninstall:
 	$(if $(DESTDIR),,-ldconfig)
 
 clean:
-	rm -rf build
+	rm -rf $(O)
 
 -include $(wildcard $(O)/*/*.d $(O)/*/*/*.d $(O)/pic/*/*.d $(O)/pic/*/*/*.d)

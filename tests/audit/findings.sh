@@ -2,12 +2,11 @@
 # casefold audit on a generated tree with known problems finds exactly
 # them: case, NFC/NFD, ß/ss, KELVIN SIGN, ignorables, invalid bytes; JSON
 # is valid and stable; nothing is modified; links and mounts are respected.
-set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CF=${CF_BUILD:?}/casefold
-[ -x "$CF" ] || { echo "no $CF"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+CF=$CF_BUILD/casefold
+[ -x "$CF" ] || skip "no $CF"
 T=$(mktemp -d) || exit 1
-trap 'umount "$T/t/mnt" 2>/dev/null; rm -rf "$T"' EXIT
+at_exit "umount '$T/t/mnt' 2>/dev/null; rm -rf '$T'"
 t=$T/t
 mkdir -p "$t/a/b" "$t/clean" "$t/mnt"
 cd "$t" || exit 1

@@ -2,13 +2,12 @@
 # Memory stays bounded by the largest directory: a 100,000-entry directory
 # plus 2,000 small ones, audited with a peak RSS well under what holding
 # the tree would take; the one planted collision is found.
-set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CF=${CF_BUILD:?}/casefold
-[ -x "$CF" ] || { echo "no $CF"; exit 77; }
-[ -x /usr/bin/time ] || { echo "SKIP: no /usr/bin/time"; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+CF=$CF_BUILD/casefold
+[ -x "$CF" ] || skip "no $CF"
+[ -x /usr/bin/time ] || skip "no /usr/bin/time"
 T=$(mktemp -d) || exit 1
-trap 'rm -rf "$T"' EXIT
+at_exit "rm -rf '$T'"
 mkdir "$T/big"
 (cd "$T/big" && seq -f 'file-%06g' 100000 | xargs touch && touch FILE-000777)
 seq -f "$T/d%g" 2000 | xargs mkdir

@@ -1,20 +1,19 @@
 # Sourced by the tests/cli/*.sh scripts (not itself a test: not executable).
-# Each script runs the casefold binary of $CF_BUILD, counts failures and
-# ends with `finish`: exit 0 if all passed, 1 otherwise, 77 to skip.
-set -u
+# Each script runs the casefold binary of $CF_BUILD, counts failures with
+# record_failure and goes on, and ends with `finish`: exit 0 if all passed,
+# 1 otherwise.  skip and fail (stop now) are tests/lib.sh's.
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-if [ -z "${CF_BUILD:-}" ] || [ ! -x "$CF_BUILD/casefold" ]; then
-	echo "skip: no casefold binary in \$CF_BUILD (${CF_BUILD:-unset})"
-	exit 77
-fi
+[ -x "$CF_BUILD/casefold" ] || skip "no casefold binary in $CF_BUILD"
 CF=$CF_BUILD/casefold
 HERE=$(cd "$(dirname "$0")" && pwd)
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+at_exit "rm -rf '$TMP'"
 failures=0
 checks=0
 
-fail() {
+# record_failure REASON: one check failed; the test goes on.
+record_failure() {
 	echo "FAIL: $*"
 	failures=$((failures + 1))
 }
@@ -33,9 +32,9 @@ check() {
 		out=$(timeout 120 bash -c '"$@"' sh "$@" </dev/null 2>"$TMP/err"); rc=$?
 	fi
 	if [ "$rc" != "$want_rc" ]; then
-		fail "$what: exit $rc, want $want_rc ($(head -c 300 "$TMP/err"))"
+		record_failure "$what: exit $rc, want $want_rc ($(head -c 300 "$TMP/err"))"
 	elif [ "$out" != "$want_out" ]; then
-		fail "$what: got [$out], want [$want_out]"
+		record_failure "$what: got [$out], want [$want_out]"
 	fi
 }
 

@@ -48,8 +48,8 @@ awk 'BEGIN { for (i = 1; i <= 300000; i++)
 checks=$((checks + 1))
 reasons "$CF" fold - <"$TMP/in" >"$TMP/got"
 rc=$?
-[ "$rc" = 1 ] || fail "big stream: exit $rc, want 1"
-cmp -s "$TMP/got" "$TMP/want" || fail "big stream: output differs ($(cmp "$TMP/got" "$TMP/want"))"
+[ "$rc" = 1 ] || record_failure "big stream: exit $rc, want 1"
+cmp -s "$TMP/got" "$TMP/want" || record_failure "big stream: output differs ($(cmp "$TMP/got" "$TMP/want"))"
 
 # Results are not held back while the input stays open: a program can feed
 # one name and read its answer (output is flushed before reading blocks).
@@ -59,18 +59,18 @@ coproc CO { "$CF" fold --hex -; }
 co_pid=$CO_PID co_in=${CO[1]} co_out=${CO[0]}
 echo ABC >&"$co_in"
 if IFS= read -r -t 20 answer <&"$co_out"; then
-	[ "$answer" = 616263 ] || fail "coprocess: got [$answer]"
+	[ "$answer" = 616263 ] || record_failure "coprocess: got [$answer]"
 else
-	fail "coprocess: no answer while input open"
+	record_failure "coprocess: no answer while input open"
 fi
 exec {co_in}>&-
-wait "$co_pid" || fail "coprocess: exit $?"
+wait "$co_pid" || record_failure "coprocess: exit $?"
 no_input
 
 # Output that cannot be written, input that cannot be read: exit 2.
 if [ -w /dev/full ]; then
 	check "write error" 2 "" bash -c '"$1" fold -0 - </dev/zero >/dev/full' sh "$CF"
-	grep -q '^casefold: write error' "$TMP/err" || fail "write error: not reported"
+	grep -q '^casefold: write error' "$TMP/err" || record_failure "write error: not reported"
 fi
 check "closed standard input" 2 "" bash -c '"$1" fold - <&-' sh "$CF"
 

@@ -8,7 +8,7 @@ usage() {
 	local what=$1
 	shift
 	check "$what" 2 "" "$@"
-	grep -q '^casefold: ' "$TMP/err" || fail "$what: no 'casefold: ' message on stderr"
+	grep -q '^casefold: ' "$TMP/err" || record_failure "$what: no 'casefold: ' message on stderr"
 }
 
 usage "no verb" "$CF"
@@ -34,31 +34,31 @@ check "option abbreviation" 0 6162 "$CF" fold --ignorables=strip --enc=utf8 --he
 for verb in fold normalize cmp validate versions help; do
 	"$CF" "$verb" --help >"$TMP/help"; rc=$?
 	checks=$((checks + 1))
-	[ "$rc" = 0 ] || fail "$verb --help: exit $rc"
-	grep -q "^Usage: casefold $verb" "$TMP/help" || fail "$verb --help: no usage line"
-	"$CF" help "$verb" | cmp -s - "$TMP/help" || fail "help $verb differs from $verb --help"
+	[ "$rc" = 0 ] || record_failure "$verb --help: exit $rc"
+	grep -q "^Usage: casefold $verb" "$TMP/help" || record_failure "$verb --help: no usage line"
+	"$CF" help "$verb" | cmp -s - "$TMP/help" || record_failure "help $verb differs from $verb --help"
 	# Help fits a terminal.
-	awk 'length > 80 { exit 1 }' "$TMP/help" || fail "$verb --help: line over 80 columns"
+	awk 'length > 80 { exit 1 }' "$TMP/help" || record_failure "$verb --help: line over 80 columns"
 done
 "$CF" --help >"$TMP/help"; rc=$?
 checks=$((checks + 1))
-[ "$rc" = 0 ] || fail "--help: exit $rc"
+[ "$rc" = 0 ] || record_failure "--help: exit $rc"
 for verb in fold normalize cmp validate versions; do
-	grep -q "^  $verb " "$TMP/help" || fail "--help does not list $verb"
+	grep -q "^  $verb " "$TMP/help" || record_failure "--help does not list $verb"
 done
 check "cmp --help mentions --nocase" 0 1 \
 	bash -c '"$1" cmp --help | grep -c -- "--nocase  "' sh "$CF"
 
 "$CF" help --man >"$TMP/man"; rc=$?
 checks=$((checks + 1))
-[ "$rc" = 0 ] || fail "help --man: exit $rc"
-grep -q '^\.TH CASEFOLD 1' "$TMP/man" || fail "help --man: no .TH"
+[ "$rc" = 0 ] || record_failure "help --man: exit $rc"
+grep -q '^\.TH CASEFOLD 1' "$TMP/man" || record_failure "help --man: no .TH"
 for verb in fold normalize cmp validate versions; do
-	grep -q "^\.SS $verb\$" "$TMP/man" || fail "help --man: no section for $verb"
+	grep -q "^\.SS $verb\$" "$TMP/man" || record_failure "help --man: no section for $verb"
 done
 if command -v groff >/dev/null; then
 	groff -k -man -Tutf8 -ww -z "$TMP/man" 2>"$TMP/warn"
-	[ -s "$TMP/warn" ] && fail "groff warnings: $(head -n 5 "$TMP/warn")"
+	[ -s "$TMP/warn" ] && record_failure "groff warnings: $(head -n 5 "$TMP/warn")"
 fi
 
 finish

@@ -6,7 +6,9 @@
 # free port, with a private configuration and state under $T; it is
 # stopped at exit (in a process group of its own: at shutdown it signals its
 # whole group).
+CF_NEEDS_ROOT="smbd runs as root (it serves each client as that client's user)"
 . "$(dirname "$0")/lib.sh"
+PATH=$PATH:/usr/sbin
 command -v smbd >/dev/null && command -v smbclient >/dev/null || skip "no smbd or smbclient"
 command -v python3 >/dev/null || skip "no python3"
 

@@ -15,10 +15,10 @@ audit_check() {
 	shift 2
 	checks=$((checks + 1))
 	"$CF" ext4 audit "$img" >"$TMP/report" 2>"$TMP/err"; rc=$?
-	[ "$rc" = "$want" ] || fail "$label: exit $rc, want $want ($(head -c 300 "$TMP/err"))"
+	[ "$rc" = "$want" ] || record_failure "$label: exit $rc, want $want ($(head -c 300 "$TMP/err"))"
 	for p in "$@"; do
 		grep -Eq -- "$p" "$TMP/report" ||
-			fail "$label: no line matches '$p' in: $(head -c 600 "$TMP/report")"
+			record_failure "$label: no line matches '$p' in: $(head -c 600 "$TMP/report")"
 	done
 }
 
@@ -49,11 +49,11 @@ dbg "$img" "$TMP/cmds"
 e2fsck -fyD "$img" >/dev/null 2>&1
 checks=$((checks + 1))
 flags=$(debugfs -R "stat big" "$img" 2>/dev/null | sed -n 's/.*Flags: \(0x[0-9a-f]*\).*/\1/p')
-(( flags & 0x1000 )) || fail "e2fsck -D did not index /big (flags $flags)"
+(( flags & 0x1000 )) || record_failure "e2fsck -D did not index /big (flags $flags)"
 before=$(md5sum <"$img")
 audit_check "clean image" 0 "^3 casefolded directories, 310 names: 0 problems, 0 notes$"
 check "clean image, json" 0 1 bash -c '"$1" ext4 audit --json "$2" | grep -c "^\],\"directories\":3,\"names\":310,.*\"problems\":0,\"notes\":0}$\|^{.*\"findings\":\[\],\"directories\":3"' sh "$CF" "$img"
-[ "$(md5sum <"$img")" = "$before" ] || fail "audit changed the image"
+[ "$(md5sum <"$img")" = "$before" ] || record_failure "audit changed the image"
 
 # Seeded problems on a strict file system: names that fold equal (debugfs
 # does not fold) and an invalid name (debugfs does not validate).
@@ -103,9 +103,9 @@ checks=$((checks + 1))
 nplain=$(grep -c '^/plain: misplaced' "$TMP/report")
 nzwj=$(grep -c '^/zwj: misplaced.*fits with ignorables kept' "$TMP/report")
 [ "$nplain" -ge 100 ] && [ "$nzwj" -ge 100 ] ||
-	fail "misplaced: $nplain of 200 plain, $nzwj of 200 zwj reported"
+	record_failure "misplaced: $nplain of 200 plain, $nzwj of 200 zwj reported"
 grep '^/zwj:' "$TMP/report" | grep -v 'fits with ignorables kept' | head -3 | grep . &&
-	fail "zwj: an entry that does not fit with ignorables kept"
+	record_failure "zwj: an entry that does not fit with ignorables kept"
 echo "misplaced: $nplain of 200 plain names, $nzwj of 200 zwj names"
 printf '\x02' | dd of="$img" bs=1 seek=$((1024 + 0x27E)) conv=notrunc status=none
 audit_check "no-compat-fallback" 1 '^misplaced names cannot be looked up: the file system has no-compat-fallback$'
@@ -119,6 +119,6 @@ audit_check "flag without feature" 1 '^/d: damage: casefold flag without the cas
 # Errors: exit 2 with a message.
 head -c 100000 "$img" >"$TMP/short.img"
 check "truncated image" 2 "" "$CF" ext4 audit "$TMP/short.img"
-grep -q "short.img: " "$TMP/err" || fail "truncated: message '$(cat "$TMP/err")'"
+grep -q "short.img: " "$TMP/err" || record_failure "truncated: message '$(cat "$TMP/err")'"
 check "not a file system" 2 "" "$CF" ext4 audit /dev/null
 finish

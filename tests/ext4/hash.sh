@@ -40,12 +40,12 @@ compare() {
 		perl -ne 'printf "%08x %08x\n", hex($1), hex($2)
 			if /^Hash of .* is 0x([0-9a-f]+) \(minor 0x([0-9a-f]+)\)$/' >"$TMP/want"
 	if [ "$(wc -l <"$TMP/want")" != "$nnames" ]; then
-		fail "$label: debugfs answered $(wc -l <"$TMP/want") of $nnames names"
+		record_failure "$label: debugfs answered $(wc -l <"$TMP/want") of $nnames names"
 		return
 	fi
-	"$CF" hash "$@" - <"$TMP/names" >"$TMP/got" || { fail "$label: exit $?"; return; }
+	"$CF" hash "$@" - <"$TMP/names" >"$TMP/got" || { record_failure "$label: exit $?"; return; }
 	if ! cmp -s "$TMP/got" "$TMP/want"; then
-		fail "$label: $(diff "$TMP/got" "$TMP/want" | grep -c '^<') of $nnames differ"
+		record_failure "$label: $(diff "$TMP/got" "$TMP/want" | grep -c '^<') of $nnames differ"
 		paste "$TMP/names" "$TMP/got" "$TMP/want" | awk -F'\t' '$2 != $3' | head -3
 	fi
 }

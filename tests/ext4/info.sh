@@ -17,8 +17,8 @@ agree() {
 	local want_cf=no want_enc=none want_sign=unset want_flags
 
 	checks=$((checks + 1))
-	dumpe2fs -h "$img" >"$d" 2>/dev/null || { fail "$label: dumpe2fs failed"; return; }
-	"$CF" ext4 info "$img" >"$info" || { fail "$label: exit $?"; return; }
+	dumpe2fs -h "$img" >"$d" 2>/dev/null || { record_failure "$label: dumpe2fs failed"; return; }
+	"$CF" ext4 info "$img" >"$info" || { record_failure "$label: exit $?"; return; }
 	field "$d" "Filesystem features" | grep -qw casefold && want_cf=yes
 	[ -n "$(field "$d" "Character encoding")" ] &&
 		want_enc="$(field "$d" "Character encoding").0 (magic 1)"
@@ -28,18 +28,18 @@ agree() {
 	esac
 	want_flags=$(od -An -tu2 -j $((1024 + 0x27E)) -N2 "$img" | tr -d ' ')
 	[ "$(field "$info" casefold)" = "$want_cf" ] ||
-		fail "$label: casefold $(field "$info" casefold), dumpe2fs says $want_cf"
+		record_failure "$label: casefold $(field "$info" casefold), dumpe2fs says $want_cf"
 	[ "$(field "$info" encoding)" = "$want_enc" ] ||
-		fail "$label: encoding '$(field "$info" encoding)', want '$want_enc'"
+		record_failure "$label: encoding '$(field "$info" encoding)', want '$want_enc'"
 	[ "$(field "$info" hash)" = "$(field "$d" "Default directory hash"), $want_sign" ] ||
-		fail "$label: hash '$(field "$info" hash)', dumpe2fs: $(field "$d" "Default directory hash") $want_sign"
+		record_failure "$label: hash '$(field "$info" hash)', dumpe2fs: $(field "$d" "Default directory hash") $want_sign"
 	[ "$(field "$info" "hash seed")" = "$(field "$d" "Directory Hash Seed")" ] ||
-		fail "$label: seed $(field "$info" "hash seed"), dumpe2fs $(field "$d" "Directory Hash Seed")"
+		record_failure "$label: seed $(field "$info" "hash seed"), dumpe2fs $(field "$d" "Directory Hash Seed")"
 	[[ $(field "$info" "encoding flags") == *"($(printf '0x%04x' "$want_flags"))" ]] ||
-		fail "$label: flags '$(field "$info" "encoding flags")', superblock has $want_flags"
-	"$CF" ext4 info --json "$img" >"$info" || fail "$label: --json exit $?"
+		record_failure "$label: flags '$(field "$info" "encoding flags")', superblock has $want_flags"
+	"$CF" ext4 info --json "$img" >"$info" || record_failure "$label: --json exit $?"
 	grep -q "\"hash_seed\":\"$(field "$d" "Directory Hash Seed")\"" "$info" ||
-		fail "$label: --json: $(cat "$info")"
+		record_failure "$label: --json: $(cat "$info")"
 }
 
 img=$TMP/fs.img
@@ -78,26 +78,26 @@ debugfs -R "htree_dump d" "$img" 2>/dev/null |
 	sort >"$TMP/want"
 checks=$((checks + 1))
 if [ "$(wc -l <"$TMP/want")" -lt 100 ]; then
-	fail "htree_dump listed $(wc -l <"$TMP/want") entries"
+	record_failure "htree_dump listed $(wc -l <"$TMP/want") entries"
 else
 	cut -d' ' -f1 "$TMP/want" | "$CF" hash --casefold --seed="$seed" - |
 		paste -d' ' <(cut -d' ' -f1 "$TMP/want") - >"$TMP/got"
-	cmp -s "$TMP/got" "$TMP/want" || fail "hashes with the seed of info differ from htree_dump: $(diff "$TMP/got" "$TMP/want" | head -4)"
+	cmp -s "$TMP/got" "$TMP/want" || record_failure "hashes with the seed of info differ from htree_dump: $(diff "$TMP/got" "$TMP/want" | head -4)"
 fi
 
 # Errors: a clear message and exit 2, never a crash.
 head -c 1500 "$img" >"$TMP/short.img"
 check "truncated image" 2 "" "$CF" ext4 info "$TMP/short.img"
-grep -q "truncated" "$TMP/err" || fail "truncated: message '$(cat "$TMP/err")'"
+grep -q "truncated" "$TMP/err" || record_failure "truncated: message '$(cat "$TMP/err")'"
 : >"$TMP/empty.img"
 check "empty file" 2 "" "$CF" ext4 info "$TMP/empty.img"
 head -c 65536 /dev/zero >"$TMP/zero.img"
 check "no ext4 magic" 2 "" "$CF" ext4 info "$TMP/zero.img"
-grep -q "not an ext2/ext3/ext4" "$TMP/err" || fail "no magic: message '$(cat "$TMP/err")'"
+grep -q "not an ext2/ext3/ext4" "$TMP/err" || record_failure "no magic: message '$(cat "$TMP/err")'"
 cp "$img" "$TMP/bad.img"
 printf '\x02' | dd of="$TMP/bad.img" bs=1 seek=$((1024 + 0x27E)) conv=notrunc status=none
 check "superblock checksum mismatch" 2 "" "$CF" ext4 info "$TMP/bad.img"
-grep -q "corrupt superblock: checksum" "$TMP/err" || fail "checksum: message '$(cat "$TMP/err")'"
+grep -q "corrupt superblock: checksum" "$TMP/err" || record_failure "checksum: message '$(cat "$TMP/err")'"
 check "missing file" 2 "" "$CF" ext4 info "$TMP/nonexistent.img"
 check "a directory" 2 "" "$CF" ext4 info "$TMP"
 check "unknown action" 2 "" "$CF" ext4 frobnicate "$img"

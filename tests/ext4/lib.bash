@@ -5,8 +5,7 @@
 
 for tool in mke2fs debugfs dumpe2fs; do
 	if ! command -v "$tool" >/dev/null && [ ! -x "/sbin/$tool" ]; then
-		echo "skip: $tool not found (e2fsprogs)"
-		exit 77
+		skip "$tool not found (e2fsprogs)"
 	fi
 done
 PATH=$PATH:/sbin:/usr/sbin
@@ -17,7 +16,7 @@ mkimage() {
 	shift 2
 	rm -f "$file"
 	truncate -s "$size" "$file" && mke2fs -q -F "$@" "$file" >/dev/null 2>&1 ||
-		{ echo "FAIL: mke2fs $* failed"; exit 1; }
+		fail "mke2fs $* failed"
 }
 
 # dbg IMAGE COMMAND-FILE: run debugfs commands read-write, quietly.

@@ -46,7 +46,7 @@ static void die(const char *what, const char *name)
 /* "wN rNNNNNNNN token\n": who wrote it and when, always 19 bytes. */
 static void token(char buf[TOKEN_LEN + 1], int writer, unsigned round)
 {
-	snprintf(buf, TOKEN_LEN + 1, "w%1d r%08u token\n", writer % 10, round % 100000000u);
+	snprintf(buf, TOKEN_LEN + 1, "w%1u r%08u token\n", (unsigned)writer % 10, round % 100000000u);
 }
 
 static int is_token(const unsigned char *b, size_t n)
@@ -218,6 +218,7 @@ int main(int argc, char **argv)
 			bad = 2;
 	if (held >= 0)
 		close(held);
+	free(pids);
 	for (i = 0; i < writers; i++)
 		sum_written += written[i];
 	for (i = 0; i < readers; i++) {

@@ -17,8 +17,7 @@
 
 rounds=${CF_COHERENCE_ROUNDS:-1500}   # per writer
 seconds=${CF_COHERENCE_SECONDS:-30}   # per run, whatever the load
-cc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -o "$T/coherence" \
-	"$CF_ROOT/tests/fs/coherence.c" || fail "cannot build the coherence helper"
+cf_cc -O2 -o "$T/coherence" "$CF_ROOT/tests/fs/coherence.c" || fail "cannot build the coherence helper"
 
 # run LABEL DIR NAME...: one run of 2 writers and 3 readers on DIR/NAME.
 run() {

@@ -11,7 +11,7 @@
 runner=${CF_KERNEL_RUNNER:-$CF_ROOT/tests/kernel/run-in-vm}
 [ -x "$runner" ] || skip "no kernel runner at $runner"
 scenario=$CF_ROOT/tests/fs/differential.scenario
-"${CC:-cc}" -static -O2 -o "$T/probe" "$CF_ROOT/tests/fs/probe.c" ||
+cf_cc_only -static -O2 -o "$T/probe" "$CF_ROOT/tests/fs/probe.c" ||
 	skip "cannot link a static probe"
 
 cat > "$T/vm.sh" <<'VM'

@@ -7,6 +7,7 @@
 # owner keeps asking for the flags it last saw (bounded time); +i must
 # never be cleared by the owner.  Root, and a process of uid 65534 given
 # CAP_LINUX_IMMUTABLE, are the controls.
+CF_NEEDS_ROOT="root's daemon, and an owner without CAP_LINUX_IMMUTABLE (uid 65534)"
 . "$(dirname "$0")/lib.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 (the users run it)"

@@ -4,18 +4,15 @@
 # buckets of an index keyed that way.  The daemon keys its index with a
 # random secret per mount, so the same names must spread out: the longest
 # bucket chain (the comparisons one inexact lookup can cost, read from the
-# directory's trusted.casefoldfs.index xattr) stays short.  No timing.
+# directory's casefoldfs.index xattr) stays short.  No timing.
 . "$(dirname "$0")/lib.sh"
 
 count=100000 bits=8
-san=
-# A sanitized library needs its runtime in the helper too.
-nm "$CF_BUILD/libcasefold.a" 2>/dev/null | grep -q __asan_init && san=-fsanitize=address,undefined
-cc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 $san -I"$CF_ROOT/include" \
-	-o "$T/collide" "$CF_ROOT/tests/fs/collide.c" "$CF_BUILD/libcasefold.a" ||
+# The build's compiler and flags: a sanitized library needs its runtime.
+cf_cc -O2 -o "$T/collide" "$CF_ROOT/tests/fs/collide.c" "$CF_BUILD/libcasefold.a" ||
 	fail "cannot build the collide helper"
 mkdir "$B/ci"
-setfattr -n trusted.casefoldfs.casefold -v 1 "$B/ci" || fail "flag the backing directory"
+setfattr -n ${CFS_XATTRS}casefold -v 1 "$B/ci" || fail "flag the backing directory"
 fixed=$("$T/collide" "$B/ci" $count $bits) || fail "collide"
 read -r _ _ fbuckets _ flongest <<<"$fixed"
 echo "under the fixed key: $fbuckets buckets, longest chain $flongest"
@@ -29,7 +26,7 @@ for n in $(names "$B/ci" | shuf -n 200 --random-source=<(yes)); do
 done
 [ $found = 200 ] || fail "only $found of 200 names found in upper case"
 
-stats=$(getfattr --absolute-names --only-values -n trusted.casefoldfs.index "$M/ci") || fail "no index statistics"
+stats=$(getfattr --absolute-names --only-values -n ${CFS_XATTRS}index "$M/ci") || fail "no index statistics"
 echo "with the mount's key: $stats"
 read -r _ names _ buckets _ longest _ collisions _ <<<"$stats"
 [ "$names" = $count ] || fail "index holds $names names, expected $count"
@@ -41,12 +38,12 @@ read -r _ names _ buckets _ longest _ collisions _ <<<"$stats"
 
 # Plain directories have no index; files neither.
 mkdir "$M/plain"
-expect_err() { getfattr -n trusted.casefoldfs.index "$1" 2>&1 | grep -q "No such attribute" ||
+expect_err() { getfattr -n ${CFS_XATTRS}index "$1" 2>&1 | grep -q "No such attribute" ||
 	fail "$1: index statistics where there is no index"; }
 expect_err "$M/plain"
 touch "$M/plain/file"
 expect_err "$M/plain/file"
 getfattr -d -m - "$M/ci" 2>/dev/null | grep -q casefoldfs && fail "statistics listed"
-setfattr -n trusted.casefoldfs.index -v x "$M/ci" 2>/dev/null && fail "statistics writable"
+setfattr -n ${CFS_XATTRS}index -v x "$M/ci" 2>/dev/null && fail "statistics writable"
 cfs_umount
 echo "index: ok (longest chain $longest with the mount's key, $flongest with a fixed key)"

@@ -5,6 +5,7 @@
 # removed file still open in the kernel lives on in a held descriptor.
 # Not coherence.sh: this mode gives up its guarantee (measured there).
 set -u
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root: -o opens=kernel is root's only"; exit 77; }
 . "$(dirname "$0")/suites.sh"
 export CF_MOUNT_OPTS="-o opens=kernel"
 again fs/lookup fs/rename fs/links fs/flags fs/cache fs/killed fs/hostile fs/acl \

@@ -10,7 +10,7 @@ for i in $(seq 100); do echo "$i" > "$M/ci/Sub/Before_$i"; done
 # A writer that keeps going until the mount dies under it.
 (i=0; while echo "$i" > "$M/ci/Sub/During_$i" 2>/dev/null; do i=$((i + 1)); done) &
 writer=$!
-sleep 0.5
+wait_for 30 test -e "$B/ci/Sub/During_50"    # in the middle of it
 kill -9 "$CFS_PID"
 wait "$writer" 2>/dev/null
 wait "$CFS_PID" 2>/dev/null

@@ -10,23 +10,31 @@
 # the daemon mounts through fusermount3, like any user's, and the tree keeps
 # its flags in user.* xattrs.  $CFS_XATTRS is the prefix of the tree's
 # bookkeeping xattrs either way.
-set -u
+#
+# As an ordinary user a suite runs the same way on that user's own mount
+# (CF_UNPRIV=1 is implied), unless it says before sourcing this file why it
+# needs root (CF_NEEDS_ROOT=REASON): then it skips with that reason.  A
+# suite that mounts as another user (CFS_AS) sets CF_USERS_MOUNT=1 first:
+# /dev/fuse is made usable by users for that suite only (fuse_for_users).
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-CFS=${CF_BUILD:?CF_BUILD must name the build directory}/casefoldfs
+CFS=$CF_BUILD/casefoldfs
+cf_may_mount
 CF_UNPRIV=${CF_UNPRIV:-}
+if [ "$(id -u)" != 0 ]; then
+	[ -z "${CF_NEEDS_ROOT:-}" ] || skip "needs root: $CF_NEEDS_ROOT"
+	CF_UNPRIV=1
+fi
 if [ -n "$CF_UNPRIV" ]; then
 	[ "$(id -u)" != 0 ] || fail "CF_UNPRIV=1 is for a test run as an ordinary user"
-	[ -w /dev/fuse ] || skip "/dev/fuse is not usable by uid $(id -u)"
+	[ -r /dev/fuse ] && [ -w /dev/fuse ] ||
+		skip "/dev/fuse (mode $(fuse_mode)) is not usable by uid $(id -u); root can make it so (README: /dev/fuse)"
 	CFS_XATTRS=user.casefoldfs.
 else
-	[ "$(id -u)" = 0 ] || skip "mounting needs root (or CF_UNPRIV=1 and a usable /dev/fuse)"
 	CFS_XATTRS=trusted.casefoldfs.
+	[ -z "${CF_USERS_MOUNT:-}" ] || fuse_for_users "$@"
 fi
-export CFS_XATTRS  # for tests/fs/stress.py
-[ -c /dev/fuse ] || skip "no /dev/fuse"
+export CFS_XATTRS CF_UNPRIV  # for tests/fs/stress.py
 command -v fusermount3 >/dev/null || skip "no fusermount3"
 command -v perl >/dev/null || skip "no perl"
 [ -x "$CFS" ] || skip "$CFS is not built"
@@ -39,14 +47,14 @@ CFS_PID=
 
 mounted() { grep -qs " $M fuse" /proc/mounts; }
 
-cleanup() {
+cfs_cleanup() {
 	if mounted; then
 		fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"
 	fi
 	[ -z "$CFS_PID" ] || kill "$CFS_PID" 2>/dev/null
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cfs_cleanup
 
 # The daemon runs with few descriptors (CF_DAEMON_NOFILE, default 256), so
 # every suite proves that its descriptors do not grow with the inodes the
@@ -58,18 +66,29 @@ CF_MOUNT_OPTS=${CF_MOUNT_OPTS:-}
 # CFS_AS=UID (root only): cfs_mount runs the daemon as that user, with no
 # groups, as a test of both modes needs; the user must own $B and $M and
 # reach them ($T is made 0755 for it), and only that user can use the mount.
+# The daemon it runs is $CFS_USER: $CFS, or a copy the user can reach when
+# the build sits where it cannot (reachable_copy).
 CFS_AS=
+CFS_USER=
+cfs_user_binary() {
+	[ -n "$CFS_USER" ] && return 0
+	reachable_copy "$CFS"
+	CFS_USER=${CF_REACHABLE:+$CF_REACHABLE/casefoldfs}
+	CFS_USER=${CFS_USER:-$CFS}
+}
 
 # cfs_mount [OPTIONS...]: mounts $B on $M and waits until it is there.
 cfs_mount() {
-	local as=()
+	local as=() cfs=$CFS
 	if [ -n "$CFS_AS" ]; then
 		chmod 755 "$T"
 		as=(setpriv --reuid="$CFS_AS" --regid="$CFS_AS" --clear-groups)
+		cfs_user_binary
+		cfs=$CFS_USER
 	fi
 	# shellcheck disable=SC2086
 	"${as[@]}" prlimit --nofile="$CF_DAEMON_NOFILE:$CF_DAEMON_NOFILE" \
-		"$CFS" -f $CF_MOUNT_OPTS "$@" "$B" "$M" 2>>"$T/daemon.log" &
+		"$cfs" -f $CF_MOUNT_OPTS "$@" "$B" "$M" 2>>"$T/daemon.log" &
 	CFS_PID=$!
 	for _ in $(seq 200); do
 		mounted && return 0
@@ -134,6 +153,3 @@ names() { (cd "$1" && LC_ALL=C ls -A); }
 casefolded() {
 	mkdir "$1" && chattr +F "$1" || fail "chattr +F $1"
 }
-
-# as_nobody COMMAND...: runs COMMAND as uid and gid 65534, no other groups.
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }

@@ -3,6 +3,7 @@
 # cannot read, list, create, remove or change flags where the backing modes
 # forbid it — whatever spelling it uses in a casefolded directory — and can
 # where they allow it (the controls).  The backing tree is the judge.
+CF_NEEDS_ROOT="root's daemon shared with uid 65534 (allow_other)"
 . "$(dirname "$0")/lib.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 

@@ -17,7 +17,8 @@ mkdir ci/Old && touch ci/Old/Inside || fail "setup"
 old=$(stat -c %i "$B/ci/Old")
 (cd ci/Old && exec sleep 60) &
 holder=$!
-sleep 0.2
+in_old() { [ "$(readlink "/proc/$holder/cwd")" = "$M/ci/Old" ]; }
+wait_for 10 in_old
 rm ci/Old/Inside
 for i in $(seq 100); do : >"ci/filler$i"; done   # Old's descriptor out of the cache
 rmdir ci/Old || fail "rmdir"

@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # The suites that make sense without privileges, again as uid 65534 on that
 # user's own mount (issue 14): the daemon mounts through fusermount3, cannot
-# chown, and keeps its flags in user.* xattrs.  Run as root, which only
-# makes /dev/fuse usable by users the way Debian's udev rule does (mode
-# 0666, left so: other users' mounts are what Debian allows anyway) and
-# drops to 65534 for each suite.
-set -u
-tests=$(cd "$(dirname "$0")/.." && pwd)
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root to drop privileges"
+# chown, and keeps its flags in user.* xattrs.  Run as root, which makes
+# /dev/fuse usable by users for this test only (fuse_for_users: Debian's
+# udev rule gives it mode 0666, a machine without udev 0600) and drops to
+# 65534 for each suite.  An ordinary user's `make check` runs those suites
+# as that user directly.  Where uid 65534 cannot enter the checkout, the
+# tests and the build are copied to a directory it can.
+CF_NEEDS_ROOT="drops to uid 65534 (as an ordinary user, the suites run as you)"
+. "$(dirname "$0")/../lib.sh"
+[ "$(id -u)" = 0 ] || skip "needs root: $CF_NEEDS_ROOT"
 command -v setpriv >/dev/null || skip "no setpriv"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
+fuse_for_users "$@"
 [ -u "$(command -v fusermount3)" ] || skip "fusermount3 is not set-uid root"
-[ -x "${CF_BUILD:?}/casefoldfs" ] || skip "casefoldfs is not built"
-# The user must reach the build and the scripts.
-setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CF_BUILD/casefoldfs" ||
-	skip "uid 65534 cannot run $CF_BUILD/casefoldfs"
-chmod 0666 /dev/fuse || skip "cannot make /dev/fuse usable by users"
+[ -x "$CF_BUILD/casefoldfs" ] || skip "casefoldfs is not built"
+tests=$CF_ROOT/tests build=$CF_BUILD
+reachable_copy "$CF_ROOT/tests" "$CF_BUILD/casefoldfs" "$CF_BUILD/casefold"
+if [ -n "$CF_REACHABLE" ]; then
+	tests=$CF_REACHABLE/tests build=$CF_REACHABLE
+	echo "uid 65534 cannot enter $CF_ROOT: running copies in $CF_REACHABLE"
+fi
 
 # Not here: samba (smbd runs as root), perms (root's allow_other; a user's
 # is userperms.sh), limits (tmpfs mounts), super (crosses modes itself),
@@ -26,7 +29,8 @@ suites="fs/lookup fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs
 	fs/hostile fs/stress_model fs/kill_stress clients/git clients/rsync_tar
 	clients/python_coreutils"
 . "$tests/fs/suites.sh"
-AGAIN_AS=(setpriv --reuid=65534 --regid=65534 --clear-groups env CF_UNPRIV=1 HOME=/tmp)
+AGAIN_AS=(setpriv --reuid=65534 --regid=65534 --clear-groups
+	env CF_UNPRIV=1 HOME=/tmp CF_ROOT="${tests%/tests}" CF_BUILD="$build")
 # shellcheck disable=SC2086  # the suites are words
 again ${CF_UNPRIV_SUITES:-$suites}
 rc=$?

@@ -7,16 +7,13 @@
 #
 # allow_other needs user_allow_other in /etc/fuse.conf: the test binds its
 # own copy over it in a private mount namespace, so the host's stays as is.
-set -u
-if [ -z "${CF_USERPERMS_NS:-}" ]; then
-	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
-	command -v unshare >/dev/null || { echo "SKIP: no unshare"; exit 77; }
-	CF_USERPERMS_NS=1 exec unshare -m --propagation private "$0" "$@"
-fi
+CF_NEEDS_ROOT="two other users (65534, 4242) and a private fuse.conf"
+CF_USERS_MOUNT=1
+. "$(dirname "$0")/../lib.sh"
+cf_private_ns "$@"
 . "$(dirname "$0")/lib.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 [ -f /etc/fuse.conf ] || skip "no /etc/fuse.conf to bind over"
-[ -w /dev/fuse ] && [ "$(stat -c %a /dev/fuse)" = 666 ] || chmod 0666 /dev/fuse || skip "/dev/fuse"
 echo user_allow_other > "$T/fuse.conf" && mount --bind "$T/fuse.conf" /etc/fuse.conf ||
 	skip "cannot bind a private fuse.conf"
 

@@ -12,7 +12,7 @@
 command -v python3 >/dev/null || skip "no python3"
 
 mkdir "$B/ci"
-setfattr -n trusted.casefoldfs.casefold -v 1 "$B/ci"
+setfattr -n ${CFS_XATTRS}casefold -v 1 "$B/ci"
 python3 -c '
 import itertools, os, sys
 rest = [(c.upper(), c) for c in "bcdefghijklmnop"]
@@ -29,7 +29,7 @@ same_file "$ci/Abcdefghijklmnop" "$B/ci/aBCDEFGHIJKLMNOP"
 # Stored: itself.
 same_file "$ci/abcdefghijklmnop" "$B/ci/abcdefghijklmnop"
 same_file "$ci/aBcDeFgHiJkLmNoP" "$B/ci/aBcDeFgHiJkLmNoP"
-stats=$(getfattr --absolute-names --only-values -n trusted.casefoldfs.index "$ci")
+stats=$(getfattr --absolute-names --only-values -n ${CFS_XATTRS}index "$ci")
 echo "32,768 variants of one name: $stats"
 read -r _ names _ _ _ longest _ collisions _ <<<"$stats"
 [ "$names" = 33768 ] || fail "index holds $names names"
@@ -43,7 +43,7 @@ rm "$ci/aBCDEFGHIJKLMNOP" || fail "unlink the smallest variant"
 same_file "$ci/ABCDEFGHIJKLMNOP" "$B/ci/aBCDEFGHIJKLMNOp"
 rm "$ci/abcdefghijklmnop" "$ci/aBCDEFGHIJKLMNOp"
 same_file "$ci/ABCDEFGHIJKLMNOP" "$B/ci/aBCDEFGHIJKLMNoP"
-read -r _ names _ <<<"$(getfattr --absolute-names --only-values -n trusted.casefoldfs.index "$ci")"
+read -r _ names _ <<<"$(getfattr --absolute-names --only-values -n ${CFS_XATTRS}index "$ci")"
 [ "$names" = 33765 ] || fail "index holds $names names after three removals"
 expect EEXIST excl "$ci/ABCDEFGHIJKLMNOP"
 moved=$(stat -c %i "$B/ci/other1")

@@ -9,6 +9,7 @@
 # every descriptor the daemon can get but one: the second user may be
 # refused new descriptors (EMFILE), but close() may not fail (flush needed
 # a new descriptor), and no creating call may fail after it made its entry.
+CF_NEEDS_ROOT="root's daemon shared with other uids (allow_other, chown)"
 . "$(dirname "$0")/lib.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 (the users run it)"

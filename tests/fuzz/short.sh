@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Each fuzz target for a fixed number of executions under ASan+UBSan, from
 # the generated seed corpus.  A property violation or crash fails the test.
-set -u
+. "$(dirname "$0")/../lib.sh"
 runs=${CF_FUZZ_RUNS:-100000}
-bin=$CF_ROOT/build/fuzz
-[ -d "$bin" ] || { echo "fuzz targets not built (make fuzz-targets)"; exit 77; }
+bin=$CF_BUILD/fuzz
+[ -d "$bin" ] || skip "fuzz targets not built in $bin (make O=$CF_BUILD fuzz-targets)"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+at_exit "rm -rf '$work'"
 "$CF_ROOT/tests/fuzz/seeds" "$work"
 status=0
 for t in "$bin"/fuzz_*; do

@@ -3,12 +3,11 @@
 # 17.0.0 files: those at CF_UCD, default ../shared/ucd/17.0.0, skipped when
 # absent.  Anywhere else: make regen-check UCD=DIR (README.md says where to
 # get the files).  The files must be the ones the tables' banner names.
-set -u
+. "$(dirname "$0")/../lib.sh"
 ucd=${CF_UCD:-$CF_ROOT/../shared/ucd/17.0.0}
-[ -f "$ucd/UnicodeData.txt" ] ||
-	{ echo "no UCD 17.0.0 at $ucd (make regen-check UCD=DIR; see README.md)"; exit 77; }
+[ -f "$ucd/UnicodeData.txt" ] || skip "no UCD 17.0.0 at $ucd (make regen-check UCD=DIR; see README.md)"
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+at_exit "rm -rf '$out'"
 sed -n 's/^ \*   \([0-9a-f]\{64\}\)  \([A-Za-z]*\.txt\)$/\1  \2/p' \
 	"$CF_ROOT/lib/tables/unicode_tables.h" >"$out/SHA256SUMS"
 [ "$(wc -l <"$out/SHA256SUMS")" -ge 5 ] || { echo "no input sums in the tables' banner"; exit 1; }

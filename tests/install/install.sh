@@ -7,7 +7,6 @@
 # it, then with PREFIX=/usr — every installed file must name the PREFIX
 # given to make install, never the other — then with the default again.
 . "$(dirname "$0")/lib.sh"
-trap 'rm -rf "$T"' EXIT
 command -v pkg-config >/dev/null || skip "no pkg-config"
 command -v groff >/dev/null && command -v man >/dev/null || skip "no groff or man"
 

@@ -1,14 +1,10 @@
 # Helpers for the install tests (sourced, not run): a private temporary
 # directory $T, removed on exit, and `make install` into a DESTDIR.
-set -u
-
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-: "${CF_BUILD:?CF_BUILD must name the build directory}" "${CF_ROOT:?}"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 command -v make >/dev/null || skip "no make"
 
 T=$(mktemp -d /tmp/casefold-install.XXXXXX) || exit 1
+at_exit "rm -rf '$T'"
 PREFIX=/usr/local
 
 # A sanitized build installs a sanitized library: programs linked with it

@@ -8,14 +8,13 @@
 # /usr/local/sbin and a /dev with our own /dev/log socket on /dev, so
 # nothing of the host is touched.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "mounting needs root"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
+[ "$(id -u)" = 0 ] || skip "needs root: mount -t and fstab mounts, its build bound over /usr/local/sbin"
+cf_may_mount
 for tool in mount.fuse3 unshare findmnt chattr python3; do
 	command -v "$tool" >/dev/null || skip "no $tool"
 done
 
 if [ "${1:-}" != --inside ]; then
-	trap 'rm -rf "$T"' EXIT
 	cf_make install "$T/dest"
 	unshare -m --propagation private "$0" --inside "$T"
 	exit
@@ -28,12 +27,12 @@ mkdir "$B" "$M"
 LOG_PID= FG_PID=
 
 mounted() { grep -qs " $M fuse.casefoldfs " /proc/mounts; }
-cleanup() {
+mount_cleanup() {
 	if mounted; then umount "$M" 2>/dev/null || umount -l "$M"; fi
 	[ -z "$FG_PID" ] || kill "$FG_PID" 2>/dev/null
 	[ -z "$LOG_PID" ] || kill "$LOG_PID" 2>/dev/null
 }
-trap cleanup EXIT
+at_exit mount_cleanup
 
 # No program of the host's by that name may answer instead of ours.
 mount --bind "$T/dest$PREFIX/sbin" "$PREFIX/sbin"

@@ -2,19 +2,25 @@
 # scripts/quickstart in an empty directory: it mounts ./casefold, case-
 # insensitive at the root, over ./casefold.backing and says how to unmount;
 # a second run finds it mounted and succeeds; after an unmount, a third run
-# mounts the same tree again, flag and files intact.
+# mounts the same tree again, flag and files intact.  Then as uid 65534:
+# with /dev/fuse mode 0600 it refuses, saying why and what root must do;
+# with a usable /dev/fuse it mounts as that user.  Both /dev/fuse modes are
+# the test's own (a private mount namespace): the host's is left as it is.
+CF_NEEDS_ROOT="mounts as root, and as uid 65534 with /dev/fuse modes of its own"
+. "$(dirname "$0")/../lib.sh"
+[ "$(id -u)" = 0 ] || skip "needs root: $CF_NEEDS_ROOT"
+cf_may_mount
+cf_private_ns "$@"
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "mounting needs root"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
 command -v findmnt >/dev/null && command -v lsattr >/dev/null || skip "no findmnt or lsattr"
 
 M=$T/casefold
 mounted() { [ "$(findmnt -n -o FSTYPE --mountpoint "$M")" = fuse.casefoldfs ]; }
-cleanup() {
+qs_cleanup() {
 	if mounted; then umount "$M" 2>/dev/null || umount -l "$M"; fi
 	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit qs_cleanup
 quickstart() { (cd "$T" && "$CF_ROOT/scripts/quickstart") >"$T/out" 2>&1; }
 unmount() {
 	umount "$M" || fail "umount $M"
@@ -47,15 +53,38 @@ unmount
 
 # The same as an ordinary user (uid 65534, in a directory of its own): the
 # mount is the user's, through fusermount3, and needs no root.  The build
-# is already there from the runs above; /dev/fuse as Debian has it (0666).
+# is already there from the runs above (copied, with the sources, where
+# uid 65534 cannot enter the checkout).
 command -v setpriv >/dev/null || skip "no setpriv for the ordinary user's run"
-chmod 0666 /dev/fuse || skip "cannot make /dev/fuse usable by users"
 chmod 755 "$T" && mkdir "$T/user" && chown 65534:65534 "$T/user"
 M=$T/user/casefold
+src=$CF_ROOT
+if ! as_nobody test -x "$CF_ROOT/scripts/quickstart" -a -x "$CF_ROOT/build/casefoldfs"; then
+	src=$T/src
+	excl=(--exclude=./.git)
+	for d in "$CF_ROOT"/build/*/; do   # other build directories (O=build/...)
+		[ -e "$d/paths" ] && excl+=("--exclude=./build/$(basename "$d")")
+	done
+	mkdir "$src" && (cd "$CF_ROOT" && tar "${excl[@]}" -cf - .) | tar -C "$src" -xpf - &&
+		chown -R 65534:65534 "$src" || fail "cannot copy the checkout for uid 65534"
+	echo "uid 65534 cannot enter $CF_ROOT: quickstart runs from a copy in $src"
+fi
 quickstart() {
-	(cd "$T/user" && setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T/user" \
-		"$CF_ROOT/scripts/quickstart") >"$T/out" 2>&1
+	(cd "$T/user" && as_nobody env HOME="$T/user" "$src/scripts/quickstart") >"$T/out" 2>&1
 }
+
+# A machine where only root may open /dev/fuse (the kernel's mode 0600, no
+# udev rule): quickstart says why it cannot mount and what root must do.
+fuse_bind 0600
+quickstart && fail "quickstart as uid 65534 with /dev/fuse 0600 succeeded: $(cat "$T/out")"
+for says in "cannot mount as nobody: /dev/fuse is mode 600" "sudo chmod 0666 /dev/fuse" \
+	'KERNEL=="fuse", MODE="0666"' "udevadm trigger"; do
+	grep -qF "$says" "$T/out" || fail "quickstart with /dev/fuse 0600 does not say '$says': $(cat "$T/out")"
+done
+mounted && fail "mounted with /dev/fuse 0600"
+
+# /dev/fuse as Debian has it (0666).
+fuse_bind 0666
 quickstart || { cat "$T/out" >&2; fail "quickstart as uid 65534 failed"; }
 mounted || fail "quickstart as uid 65534 did not mount $M"
 findmnt -n -o OPTIONS --mountpoint "$M" | grep -q "user_id=65534" || fail "not the user's mount"

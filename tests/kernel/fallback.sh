@@ -6,13 +6,11 @@
 # works.  Each run must end with the script's own output and status, well
 # before the VM timeout, and say which accelerator ran it; the fake records
 # that KVM was tried first.
-set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-: "${CF_ROOT:?CF_ROOT must name the source tree}"
+. "$(dirname "$0")/../lib.sh"
 runner=$CF_ROOT/tests/kernel/run-in-vm
-real=$(command -v qemu-system-x86_64) || { echo "no qemu-system-x86_64"; exit 77; }
+real=$(command -v qemu-system-x86_64) || skip "no qemu-system-x86_64"
 T=$(mktemp -d /tmp/casefold-fallback.XXXXXX) || exit 1
-trap 'rm -rf "$T"' EXIT
+at_exit "rm -rf '$T'"
 
 # The fake: with KVM requested it behaves as $FAKE_KVM says; otherwise, and
 # for a working KVM, it runs the real qemu under TCG (no KVM here).
