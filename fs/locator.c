@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -50,34 +51,15 @@ static int open_handle(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 }
 
 /*
- * Reopens a node's object from its locator (the caller pins in): an O_PATH
- * descriptor, or -ESTALE when the object is gone or the locator now leads
- * to another one.
+ * Opens the entry name of the directory pfd and checks that it is still
+ * in's object: an O_PATH descriptor, or -ESTALE when the object is gone or
+ * the name now leads to another one.
  */
-static int reopen(struct cfs_nodes *nt, struct cfs_inode *in)
+static int reopen_at(int pfd, const char *name, const struct cfs_inode *in)
 {
-	char name[CFS_NAME_MAX + 1];
-	struct cfs_inode *parent;
 	struct stat st;
-	int fd, pfd;
+	int fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
-	if (in->handle_len)
-		return open_handle(nt, in, O_PATH);
-	pthread_mutex_lock(&nt->lock);
-	parent = in->parent;
-	if (parent) {
-		parent->fde.pins++;  /* alive until we are done, whatever renames do */
-		snprintf(name, sizeof(name), "%s", in->name);
-	}
-	pthread_mutex_unlock(&nt->lock);
-	if (!parent)
-		return -ESTALE;
-	pfd = inode_pin(nt, parent);
-	inode_put(nt, parent);
-	if (pfd < 0)
-		return pfd;
-	fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	inode_unpin(nt, parent, pfd);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? -ESTALE : -errno;
 	if (fstat(fd, &st) < 0 || st.st_dev != in->dev || st.st_ino != in->ino ||
@@ -89,24 +71,14 @@ static int reopen(struct cfs_nodes *nt, struct cfs_inode *in)
 }
 
 /*
- * Makes sure a node pinned by the caller has a descriptor, reopening it
- * from its locator; returns the descriptor or -errno (-ESTALE: the object
- * is gone or the locator leads elsewhere).
+ * Caches fd as the descriptor of the pinned node in, which had none when
+ * the caller looked: returns the descriptor to use (a racing pin's, if it
+ * won) — cached, or the caller's own when every slot is pinned.
  */
-static int fd_of_pinned(struct cfs_nodes *nt, struct cfs_inode *in)
+static int install(struct cfs_nodes *nt, struct cfs_inode *in, int fd)
 {
-	int fd, evicted = -1;
+	int evicted;
 
-	pthread_mutex_lock(&nt->lock);
-	fd = in->fde.fd;
-	in->fde.used = true;
-	pthread_mutex_unlock(&nt->lock);
-	if (fd >= 0)
-		return fd;
-
-	fd = reopen(nt, in);
-	if (fd < 0)
-		return fd;
 	pthread_mutex_lock(&nt->lock);
 	if (in->fde.fd >= 0) {
 		/* A racing pin reopened it first: use that one. */
@@ -118,6 +90,92 @@ static int fd_of_pinned(struct cfs_nodes *nt, struct cfs_inode *in)
 	pthread_mutex_unlock(&nt->lock);
 	if (evicted >= 0)
 		close(evicted);
+	return fd;
+}
+
+/* One step down a path locator chain: a node and its name in its parent. */
+struct step {
+	struct cfs_inode *in;
+	char *name;
+};
+
+/*
+ * Makes sure a node pinned by the caller has a descriptor, reopening it
+ * from its locator; returns the descriptor or -errno (-ESTALE: the object
+ * is gone or the locator leads elsewhere).
+ *
+ * A path locator needs its parent's descriptor, which may need its own
+ * parent's, and so on up a chain as deep as a user cares to make it (one
+ * mkdir per level).  So no recursion: first up, pinning each parent and
+ * noting each name, to the nearest ancestor that has a descriptor (or a
+ * file handle, or nothing: ESTALE), then down, opening each level from the
+ * one above and caching it.  The memory is one step per level without a
+ * descriptor, on the heap.
+ */
+static int fd_of_pinned(struct cfs_nodes *nt, struct cfs_inode *in)
+{
+	struct step *steps = NULL, *grown;
+	size_t n = 0, cap = 0;
+	struct cfs_inode *cur = in, *parent;
+	int fd, err = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&nt->lock);
+		fd = cur->fde.fd;
+		cur->fde.used = true;
+		if (fd >= 0 || cur->handle_len) {
+			pthread_mutex_unlock(&nt->lock);
+			if (fd < 0 && (fd = open_handle(nt, cur, O_PATH)) >= 0)
+				fd = install(nt, cur, fd);
+			break;
+		}
+		parent = cur->parent;
+		if (!parent) {
+			pthread_mutex_unlock(&nt->lock);
+			fd = -ESTALE;
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			grown = realloc(steps, cap * sizeof(*steps));
+			if (!grown) {
+				pthread_mutex_unlock(&nt->lock);
+				fd = -ENOMEM;
+				break;
+			}
+			steps = grown;
+		}
+		steps[n].in = cur;
+		steps[n].name = strdup(cur->name);
+		if (!steps[n].name) {
+			pthread_mutex_unlock(&nt->lock);
+			fd = -ENOMEM;
+			break;
+		}
+		n++;
+		/* Alive until we are done, whatever renames do. */
+		parent->fde.pins++;
+		pthread_mutex_unlock(&nt->lock);
+		cur = parent;
+	}
+	/*
+	 * cur is pinned (by the caller, or as a parent of the last step) and
+	 * fd is its descriptor or -errno; so is every step's node.
+	 */
+	while (n > 0) {
+		struct step *s = &steps[--n];
+
+		if (fd >= 0) {
+			err = reopen_at(fd, s->name, s->in);
+			inode_unpin(nt, cur, fd);
+			fd = err >= 0 ? install(nt, s->in, err) : err;
+		} else {
+			inode_put(nt, cur);
+		}
+		free(s->name);
+		cur = s->in;
+	}
+	free(steps);
 	return fd;
 }
 

@@ -36,10 +36,12 @@ B=$T/back
 M=$T/mnt
 mkdir "$B" "$M"
 CFS_PID=
+FUSE_MODE=
 
 mounted() { grep -qs " $M fuse" /proc/mounts; }
 
 cleanup() {
+	[ -z "$FUSE_MODE" ] || chmod "$FUSE_MODE" /dev/fuse
 	if mounted; then
 		fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"
 	fi
@@ -54,6 +56,9 @@ trap cleanup EXIT
 # "-o nohandles,fd_cache=16": path locators under constant eviction).
 CF_DAEMON_NOFILE=${CF_DAEMON_NOFILE:-256}
 CF_MOUNT_OPTS=${CF_MOUNT_OPTS:-}
+# CF_DAEMON_STACK=BYTES: the daemon's stack limit, which is also its worker
+# threads' stack size (glibc takes it from RLIMIT_STACK); unset: inherited.
+CF_DAEMON_STACK=${CF_DAEMON_STACK:-}
 
 # CFS_AS=UID (root only): cfs_mount runs the daemon as that user, with no
 # groups, as a test of both modes needs; the user must own $B and $M and
@@ -69,7 +74,7 @@ cfs_mount() {
 	fi
 	# shellcheck disable=SC2086
 	"${as[@]}" prlimit --nofile="$CF_DAEMON_NOFILE:$CF_DAEMON_NOFILE" \
-		"$CFS" -f $CF_MOUNT_OPTS "$@" "$B" "$M" 2>>"$T/daemon.log" &
+		${CF_DAEMON_STACK:+--stack="$CF_DAEMON_STACK"} "$CFS" -f $CF_MOUNT_OPTS "$@" "$B" "$M" 2>>"$T/daemon.log" &
 	CFS_PID=$!
 	for _ in $(seq 200); do
 		mounted && return 0
@@ -137,3 +142,14 @@ casefolded() {
 
 # as_nobody COMMAND...: runs COMMAND as uid and gid 65534, no other groups.
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
+# fuse_for_users (root): makes /dev/fuse usable by every user until the test
+# ends, when its mode is put back, or skips.
+fuse_for_users() {
+	[ -z "$FUSE_MODE" ] || return 0
+	local mode
+	mode=$(stat -c %a /dev/fuse) || skip "no /dev/fuse"
+	[ "$mode" = 666 ] && return 0
+	chmod 0666 /dev/fuse || skip "cannot make /dev/fuse usable by users"
+	FUSE_MODE=$mode
+}
