@@ -129,10 +129,14 @@ enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir)
 	return names_rule(&fs->names, dir->d->casefold);
 }
 
-/* The superblock's names are hidden at the root of the mount. */
+/*
+ * The superblock's names, and at a +F root every name equal to them under
+ * its rule, are hidden at the root of the mount (dir's lock held, or a
+ * listing, which reads the rule as it is).
+ */
 bool dir_hides(const struct cfs *fs, const struct cfs_inode *dir, const char *name)
 {
-	return dir == fs->nodes.root && super_reserved(name);
+	return dir == fs->nodes.root && super_reserved(&fs->names, dir_rule(fs, dir), name);
 }
 
 /*
@@ -251,25 +255,24 @@ static int resolve(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
 	err = names_check_lookup(&fs->names, rule, name);
 	if (err < 0)
 		return err;
+	if (dir_hides(fs, dir, name->s))
+		return -ENOENT;
 	if (rule != CFS_EXACT && d->index && !d->flag_unknown) {
 		err = dirindex_find(d->index, &fs->names, rule, name, stored, &several);
 		if (err == 0 && several && strcmp(stored, name->s) != 0 &&
-		    !dir_hides(fs, dir, name->s) &&
 		    fstatat(d->fd, name->s, st, AT_SYMLINK_NOFOLLOW) == 0) {
 			strcpy(stored, name->s);
 			*have_st = true;
 		}
 		return err;
 	}
-	if (!dir_hides(fs, dir, name->s)) {
-		if (fstatat(d->fd, name->s, st, AT_SYMLINK_NOFOLLOW) == 0) {
-			strcpy(stored, name->s);
-			*have_st = true;
-			return 0;
-		}
-		if (errno != ENOENT)
-			return -errno;
+	if (fstatat(d->fd, name->s, st, AT_SYMLINK_NOFOLLOW) == 0) {
+		strcpy(stored, name->s);
+		*have_st = true;
+		return 0;
 	}
+	if (errno != ENOENT)
+		return -errno;
 	/* The exact name is the answer under either rule; a miss is not:
 	 * a fold-equal name may exist, which the daemon cannot list. */
 	if (d->flag_unknown)

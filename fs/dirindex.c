@@ -313,7 +313,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cf
 		struct cfs_name n;
 
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
-		    (root && super_reserved(d->d_name)))
+		    (root && super_reserved(nm, rule, d->d_name)))
 			continue;
 		len = strlen(d->d_name);
 		e = arena_entry(idx, len);
