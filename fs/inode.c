@@ -528,6 +528,24 @@ void inode_forget(struct cfs_nodes *nt, struct cfs_inode *in, uint64_t n)
 		release(nt, in, false);
 }
 
+/*
+ * After FS_IOC_SETVERSION changed the generation of in's object, open as
+ * fd: its file handle changed with it, and the old one would answer ESTALE
+ * (an open file's next read would fail).  Takes the new one if it is as
+ * long as the old.
+ */
+void inode_rehandle(struct cfs_nodes *nt, struct cfs_inode *in, int fd)
+{
+	union inode_handle h;
+
+	if (!in->handle_len || get_handle(nt, fd, &h) < 0)
+		return;
+	pthread_mutex_lock(&nt->lock);
+	if (h.fh.handle_bytes == in->handle_len && h.fh.handle_type == in->handle_type)
+		memcpy(in->handle, h.fh.f_handle, in->handle_len);
+	pthread_mutex_unlock(&nt->lock);
+}
+
 /* unhash_locked, for a caller without the table lock. */
 void inode_unhash(struct cfs_nodes *nt, struct cfs_inode *in)
 {

@@ -70,8 +70,8 @@ struct cfs_inode {
 	mode_t type;              /* S_IFMT bits: immutable */
 	bool unhashed;            /* out of the table (inode_unhash); table */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */
-	int handle_type;          /* file handle: immutable */
-	unsigned char handle[];
+	int handle_type;          /* file handle: immutable but for the */
+	unsigned char handle[];   /* generation (inode_rehandle); table */
 };
 
 /* The node table of one mount. */
@@ -114,6 +114,7 @@ int inode_lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *nam
 void inode_forget(struct cfs_nodes *nt, struct cfs_inode *in, uint64_t n);
 void inode_put(struct cfs_nodes *nt, struct cfs_inode *in);
 void inode_unhash(struct cfs_nodes *nt, struct cfs_inode *in);
+void inode_rehandle(struct cfs_nodes *nt, struct cfs_inode *in, int fd);
 bool inode_any_path_nodes(struct cfs_nodes *nt);
 void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name);
 void inode_moved(struct cfs_nodes *nt, const struct stat *st, struct cfs_inode *ndir,

@@ -36,7 +36,9 @@ static int open_handle(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 
 	h.fh.handle_bytes = in->handle_len;
 	h.fh.handle_type = in->handle_type;
+	pthread_mutex_lock(&nt->lock);  /* inode_rehandle may change it */
 	memcpy(h.fh.f_handle, in->handle, in->handle_len);
+	pthread_mutex_unlock(&nt->lock);
 	do
 		fd = open_by_handle_at(nt->mount_fd, &h.fh, flags | O_CLOEXEC);
 	while (fd < 0 && inode_shed(nt, errno));

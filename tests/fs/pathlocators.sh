@@ -6,7 +6,7 @@ set -u
 here=$(dirname "$0")
 export CF_MOUNT_OPTS="-o nohandles,fd_cache=16"
 status=0
-for t in lookup rename links flags normalize strict cache hostile races stress_model; do
+for t in lookup rename links version flags normalize strict cache hostile races stress_model; do
 	if out=$("$here/$t.sh" 2>&1); then
 		echo "ok   $t"
 	else
