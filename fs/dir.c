@@ -196,7 +196,7 @@ static int build_index(const struct cfs *fs, struct cfs_inode *dir, enum cfs_rul
 
 	if (d->index)
 		return 0;
-	d->index = dirindex_new();
+	d->index = dirindex_new(&d->lock);
 	if (!d->index)
 		return -ENOMEM;
 	return dirindex_refresh(d->index, &fs->names, rule, d->fd, dir == fs->nodes.root, st);

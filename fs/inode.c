@@ -108,15 +108,25 @@ static int dir_record_init(struct cfs_inode *dir, int fd, const struct stat *st)
 	d->gone_reported = false;
 	o = park_owner(dir, st->st_dev, st->st_ino);
 	d->index = dirpark_take(&o);
+	dirindex_set_owner(d->index, &d->lock);
 	return 0;
 }
 
-/* The kernel forgot dir (or we unmount): its index is parked. */
+/*
+ * The kernel forgot dir (or we unmount): its index is parked.  The lock is
+ * taken because the bound on indexes' memory may be emptying it (dirindex.c).
+ */
 static void dir_record_fini(struct cfs_inode *dir)
 {
 	struct dirpark_owner o = park_owner(dir, dir->dev, dir->ino);
+	struct cfs_dirindex *idx;
 
-	dirpark_put(&o, dir->d->index);
+	pthread_mutex_lock(&dir->d->lock);
+	idx = dir->d->index;
+	dir->d->index = NULL;
+	dirindex_set_owner(idx, NULL);
+	pthread_mutex_unlock(&dir->d->lock);
+	dirpark_put(&o, idx);
 	pthread_mutex_destroy(&dir->d->lock);
 }
 
@@ -636,12 +646,15 @@ void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name)
 /* The node table's figures: the text of the stats xattr (ops_file.c). */
 int inode_stats(struct cfs_nodes *nt, char *buf, size_t len)
 {
+	size_t ibytes, ilimit, ievicted;
 	int n;
 
+	dirindex_memory(&ibytes, &ilimit, &ievicted);
 	pthread_mutex_lock(&nt->lock);
-	n = snprintf(buf, len, "nodes %zu fds %u held %zu fd_cache %u handles %s",
+	n = snprintf(buf, len, "nodes %zu fds %u held %zu fd_cache %u handles %s "
+		     "index_bytes %zu index_limit %zu index_evictions %zu",
 		     nt->count, nt->fdc.used, nt->held, nt->fdc.cap,
-		     nt->use_handles ? "yes" : "no");
+		     nt->use_handles ? "yes" : "no", ibytes, ilimit, ievicted);
 	pthread_mutex_unlock(&nt->lock);
 	return n < 0 || (size_t)n >= len ? -ERANGE : n;
 }

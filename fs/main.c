@@ -37,6 +37,7 @@ struct cli {
 	int noepoch;            /* never rely on FUSE_NOTIFY_INC_EPOCH */
 	int nohandles;          /* path locators only (fs/README.md) */
 	unsigned fd_cache;      /* -o fd_cache=N; 0: the default */
+	unsigned index_mem;     /* -o index_mem=MiB; 0: the default */
 	char *flagstore;        /* -o flagstore=trusted|user, allocated by fuse_opt */
 };
 
@@ -51,6 +52,7 @@ static const struct fuse_opt cli_spec[] = {
 	{ "noepoch", offsetof(struct cli, noepoch), 1 },
 	{ "nohandles", offsetof(struct cli, nohandles), 1 },
 	{ "fd_cache=%u", offsetof(struct cli, fd_cache), 0 },
+	{ "index_mem=%u", offsetof(struct cli, index_mem), 0 },
 	{ "flagstore=%s", offsetof(struct cli, flagstore), 0 },
 	FUSE_OPT_END
 };
@@ -193,6 +195,8 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 		fprintf(stderr, "casefoldfs: encoding %s: %s\n", fs->opt.encoding, cf_strerror(r));
 		return -1;
 	}
+	if (cli->index_mem)
+		dirindex_set_limit((size_t)cli->index_mem << 20);
 	fs->attr_timeout = 1.0;
 	fs->entry_timeout = 1.0;
 	fs->flush_writers = !backing_local(rootfd);

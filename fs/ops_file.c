@@ -430,7 +430,7 @@ static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
 			size_t size)
 {
 	struct cfs *fs = cfs_of(req);
-	char text[128];
+	char text[256];
 	int n = -ENODATA;
 
 	if (flagstore_is(name, "index") && S_ISDIR(in->type))
