@@ -260,8 +260,10 @@ static void log_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
 	syslog((int)level, "%s", m);
 }
 
+#define MAX_THREADS_DEFAULT 64
+
 static int run_session(struct cfs *fs, struct fuse_args *args,
-		       const struct fuse_cmdline_opts *co)
+		       struct fuse_cmdline_opts *co)
 {
 	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
@@ -280,6 +282,16 @@ static int run_session(struct cfs *fs, struct fuse_args *args,
 		fuse_set_log_func(log_syslog);
 	}
 	fuse_daemonize(co->foreground);
+	/*
+	 * libfuse's default pool is 10 workers, and any backing call that
+	 * blocks (a lease break, a hung nested mount, a slow network
+	 * filesystem) holds one: a pool that small is one user's to take.
+	 * Without -o max_threads, 64 (fs/README.md, Threat model); a quarter
+	 * may wait for lease breaks (inode_set_waiters).
+	 */
+	if (co->max_threads == 10)  /* libfuse's default: not given */
+		co->max_threads = MAX_THREADS_DEFAULT;
+	inode_set_waiters(co->singlethread ? 0 : co->max_threads / 4);
 	if (co->singlethread) {
 		ret = fuse_session_loop(se);
 	} else {
