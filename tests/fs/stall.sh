@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One user's blocked backing calls must not stall the mount for others
 # (issue 24, finding 2).  uid 65534 takes write leases, ignoring SIGIO, on
-# 24 of its own files in the backing tree (reachable there, as on a
-# world-traversable tree) and opens them all through the mount at once:
+# 32 of its own files in the backing tree (reachable there, as on a
+# world-traversable tree), opens 24 through the mount at once and truncates
+# 8 by path:
 # each open waits for a lease break that never comes (45 s lease-break-time).
 # Meanwhile root stats files it has not looked up before (each a LOOKUP the
 # daemon answers).  Its p99 latency must stay within 10 times its idle p99
@@ -16,7 +17,7 @@ command -v setpriv >/dev/null || skip "no setpriv"
 [ -z "$CF_UNPRIV" ] || skip "root is the victim here"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"
-n=24 probes=300
+n=24 nt=8 probes=300
 
 chmod 755 "$T"
 mkdir "$T/out" && chown 65534:65534 "$T/out"
@@ -24,7 +25,9 @@ mkdir -p "$B/atk/L" "$B/pub"
 chown -R 65534:65534 "$B/atk"
 for i in $(seq $((2 * probes))); do : > "$B/pub/v$i"; done
 cfs_mount -o allow_other
-for i in $(seq $n); do as_nobody sh -c "echo secret > '$M/atk/L/l$i'" || fail "attacker's file"; done
+for i in $(seq $((n + nt))); do
+	as_nobody sh -c "echo secret > '$M/atk/L/l$i'" || fail "attacker's file"
+done
 
 # p99 FIRST LAST: root's p99 and worst stat latency, in microseconds, over
 # $M/pub/vFIRST..vLAST (a stall is one sample: the stats are sequential).
@@ -44,7 +47,7 @@ PY
 read -r idle idle_max < <(p99 1 "$probes")
 
 # The attacker: leases held by a process that ignores SIGIO, for 20 s at most.
-as_nobody "$PY" - "$B/atk/L" "$n" > "$T/holder.out" 2>&1 <<'PY' &
+as_nobody "$PY" - "$B/atk/L" $((n + nt)) > "$T/holder.out" 2>&1 <<'PY' &
 import fcntl, os, signal, sys, time
 signal.signal(signal.SIGIO, signal.SIG_IGN)
 fds = [os.open("%s/l%d" % (sys.argv[1], i), os.O_RDONLY) for i in range(1, int(sys.argv[2]) + 1)]
@@ -59,6 +62,11 @@ grep -q leased "$T/holder.out" || { cat "$T/holder.out"; fail "no leases"; }
 cats=()
 for i in $(seq $n); do
 	as_nobody sh -c "cat '$M/atk/L/l$i' > '$T/out/cat$i' 2>&1" &
+	cats+=($!)
+done
+# truncate(2) by path waits for a lease break too (no open file: SETATTR).
+for i in $(seq $((n + 1)) $((n + nt))); do
+	as_nobody truncate -s 3 "$M/atk/L/l$i" 2>/dev/null &
 	cats+=($!)
 done
 sleep 2   # every open has reached the daemon and waits, or was refused
