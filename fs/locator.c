@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "inode.h"
@@ -60,13 +62,16 @@ static int open_handle(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
  */
 static int reopen_at(int pfd, const char *name, const struct cfs_inode *in)
 {
-	struct stat st;
+	struct statx x;
 	int fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? -ESTALE : -errno;
-	if (fstat(fd, &st) < 0 || st.st_dev != in->dev || st.st_ino != in->ino ||
-	    (st.st_mode & S_IFMT) != in->type) {
+	/* Identity only, which no cache gets wrong: nothing is asked of a
+	 * filesystem mounted on the name since (it might never answer). */
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &x) < 0 ||
+	    makedev(x.stx_dev_major, x.stx_dev_minor) != in->dev || x.stx_ino != in->ino ||
+	    (x.stx_mode & S_IFMT) != in->type) {
 		close(fd);
 		return -ESTALE;
 	}
