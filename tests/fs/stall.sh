@@ -12,21 +12,50 @@
 # workers every one of them sat in __break_lease and a stat took 42 s.
 # After the holder lets go, the attacker's opens finish or fail with
 # EWOULDBLOCK (those beyond the quarter of the pool allowed to wait).
+#
+# Then again against uid 65534's own daemon with allow_other (user_allow_other
+# in a private /etc/fuse.conf, bound over the host's in a private mount
+# namespace, as userperms.sh does), attacked by uid 4242.
+set -u
+if [ "${CF_AVAIL_MODE:-root}" = user ] && [ -z "${CF_AVAIL_NS:-}" ]; then
+	command -v unshare >/dev/null || { echo "SKIP: no unshare"; exit 77; }
+	CF_AVAIL_NS=1 exec unshare -m --propagation private "$0" "$@"
+fi
 . "$(dirname "$0")/lib.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
+mode=${CF_AVAIL_MODE:-root}
+attacker() { as_nobody "$@"; }
+attacker_id=65534
+if [ "$mode" = user ]; then
+	[ -f /etc/fuse.conf ] || skip "no /etc/fuse.conf to bind over"
+	echo user_allow_other > "$T/fuse.conf" && mount --bind "$T/fuse.conf" /etc/fuse.conf ||
+		skip "cannot bind a private fuse.conf"
+	fuse_for_users
+	attacker() { setpriv --reuid=4242 --regid=4242 --clear-groups "$@"; }
+	attacker_id=4242
+fi
 [ -z "$CF_UNPRIV" ] || skip "root is the victim here"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"
 n=24 nt=8 probes=300
 
 chmod 755 "$T"
-mkdir "$T/out" && chown 65534:65534 "$T/out"
+mkdir "$T/out" && chown $attacker_id:$attacker_id "$T/out"
 mkdir -p "$B/atk/L" "$B/pub"
-chown -R 65534:65534 "$B/atk"
+chown -R $attacker_id:$attacker_id "$B/atk"
 for i in $(seq $((2 * probes))); do : > "$B/pub/v$i"; done
-cfs_mount -o allow_other
+if [ "$mode" = user ]; then
+	chown 65534:65534 "$B" "$M"
+	CFS_AS=65534 cfs_mount -o allow_other
+else
+	cfs_mount -o allow_other
+fi
 for i in $(seq $((n + nt))); do
-	as_nobody sh -c "echo secret > '$M/atk/L/l$i'" || fail "attacker's file"
+	if [ "$mode" = user ]; then  # a user's daemon would own what it creates
+		echo secret > "$B/atk/L/l$i" && chown $attacker_id "$B/atk/L/l$i"
+	else
+		attacker sh -c "echo secret > '$M/atk/L/l$i'"
+	fi || fail "attacker's file"
 done
 
 # p99 FIRST LAST: root's p99 and worst stat latency, in microseconds, over
@@ -47,7 +76,7 @@ PY
 read -r idle idle_max < <(p99 1 "$probes")
 
 # The attacker: leases held by a process that ignores SIGIO, for 20 s at most.
-as_nobody "$PY" - "$B/atk/L" $((n + nt)) > "$T/holder.out" 2>&1 <<'PY' &
+attacker "$PY" - "$B/atk/L" $((n + nt)) > "$T/holder.out" 2>&1 <<'PY' &
 import fcntl, os, signal, sys, time
 signal.signal(signal.SIGIO, signal.SIG_IGN)
 fds = [os.open("%s/l%d" % (sys.argv[1], i), os.O_RDONLY) for i in range(1, int(sys.argv[2]) + 1)]
@@ -61,12 +90,12 @@ for _ in $(seq 100); do grep -q leased "$T/holder.out" && break; sleep 0.1; done
 grep -q leased "$T/holder.out" || { cat "$T/holder.out"; fail "no leases"; }
 cats=()
 for i in $(seq $n); do
-	as_nobody sh -c "cat '$M/atk/L/l$i' > '$T/out/cat$i' 2>&1" &
+	attacker sh -c "cat '$M/atk/L/l$i' > '$T/out/cat$i' 2>&1" &
 	cats+=($!)
 done
 # truncate(2) by path waits for a lease break too (no open file: SETATTR).
 for i in $(seq $((n + 1)) $((n + nt))); do
-	as_nobody truncate -s 3 "$M/atk/L/l$i" 2>/dev/null &
+	attacker truncate -s 3 "$M/atk/L/l$i" 2>/dev/null &
 	cats+=($!)
 done
 sleep 2   # every open has reached the daemon and waits, or was refused
@@ -78,11 +107,12 @@ wait $holder 2>/dev/null
 for p in "${cats[@]}"; do wait "$p"; done
 waited=$(grep -lx secret "$T"/out/cat* | wc -l)
 refused=$(grep -l 'temporarily unavailable' "$T"/out/cat* | wc -l)
-echo "root's stat p99 (max): idle ${idle} (${idle_max}) us, during the attack ${attacked}" \
+echo "$mode's daemon: root's stat p99 (max): idle ${idle} (${idle_max}) us, during the attack ${attacked}" \
 	"(${worst}) us ($probes stats in ${took} s);" \
 	"attacker's opens: $waited waited for the break, $refused refused (EWOULDBLOCK)"
 limit=$((idle * 10 > 200000 ? idle * 10 : 200000))
 [ "$attacked" -le "$limit" ] || fail "stat p99 ${attacked} us during the lease attack (limit $limit)"
 [ "$worst" -le 2000000 ] || fail "a stat waited ${worst} us during the lease attack"
 [ $((waited + refused)) = $n ] || fail "attacker's opens: $(cat "$T"/out/cat* | sort | uniq -c)"
-cfs_umount
+CFS_AS=$([ "$mode" = user ] && echo 65534) cfs_umount
+[ "$mode" = user ] || CF_AVAIL_MODE=user "$0" || exit $?
