@@ -266,7 +266,7 @@ int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 		if (atomic_fetch_add(&waiting, 1) < waiting_max)
 			fd = open_once(nt, in, flags);
 		atomic_fetch_sub(&waiting, 1);
-	} else if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+	} else if (fd >= 0 && fcntl(fd, F_SETFL, flags) < 0) {  /* the status flags asked for */
 		close(fd);
 		fd = -EIO;
 	}
