@@ -37,7 +37,7 @@ FUSE_LIBS   := $(shell $(PKGCONFIG) --libs fuse3 2>/dev/null)
 TEST_LIBS   := -lext2fs -lcom_err $(shell $(PKGCONFIG) --libs icu-uc icu-i18n 2>/dev/null)
 
 LIB_SRC  := $(wildcard lib/*.c) $(wildcard lib/tables/*.c)
-CLI_SRC  := $(wildcard cli/*.c)
+CLI_SRC  := $(wildcard cli/*.c cli/*/*.c)
 FS_SRC   := $(wildcard fs/*.c)
 GEN_SRC  := $(wildcard gen/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)

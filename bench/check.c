@@ -21,7 +21,7 @@ static void check_fold(const struct impl *im, const struct names *w, struct verd
 	static char want[BENCH_OUT_MAX];
 	cf_encoding enc;
 
-	if (!im->ref_encoding || cf_encoding_init(&enc, im->ref_encoding, im->ref_flags))
+	if (!im->ref_encoding || cf_encoding_load(&enc, im->ref_encoding, im->ref_flags))
 		return;
 	v->checked = 1;
 	for (size_t i = 0; i < w->n; i++) {

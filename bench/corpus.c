@@ -82,7 +82,7 @@ int corpus_read(struct corpus *c, const char *label, const char *path, int ascii
 	rewind(f);
 	c->names.s = xcalloc(lines, sizeof(*c->names.s));
 	c->names.len = xcalloc(lines, sizeof(*c->names.len));
-	cf_encoding_init(&strict, cf_encoding_latest(), CF_STRICT);
+	cf_encoding_load(&strict, cf_encoding_latest(), CF_STRICT);
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		if (len && line[len - 1] == '\n')
 			len--;
@@ -166,7 +166,7 @@ static const char *variant(const cf_encoding *enc, const UCaseMap *csm, const ch
 
 		if (n < 0 || (size_t)n > max || ((size_t)n == len && !memcmp(buf, s, len)))
 			continue;
-		if (cf_strcasecmp(enc, s, len, buf, (size_t)n) != 0)
+		if (cf_casefold_equal(enc, s, len, buf, (size_t)n) != 1)
 			return NULL;
 		*vlen = (size_t)n;
 		return store(buf, (size_t)n);
@@ -184,7 +184,7 @@ int corpus_pair(struct corpus *c)
 	size_t max = 0;
 	cf_encoding enc;
 
-	if (U_FAILURE(err) || cf_encoding_init(&enc, "utf8-12.1.0", 0)) {
+	if (U_FAILURE(err) || cf_encoding_load(&enc, "utf8-12.1.0", 0)) {
 		fprintf(stderr, "bench: cannot set up case mapping\n");
 		return -1;
 	}

@@ -1,5 +1,6 @@
 /*
- * fsbench: the measuring half of the filesystem benchmark (bench/fs.sh).
+ * fsbench: the measuring half of the filesystem benchmark (bench/fs.sh;
+ * bench/scale.sh and bench/cache.sh use it too).
  * Each command makes one measurement through whatever path it is given —
  * the backing directory, a bindfs mount or a casefoldfs mount — and prints
  * "METRIC VALUE" lines; fs.sh mounts, drops caches, runs the interleaved
@@ -7,12 +8,17 @@
  *
  *   fsbench fill DIR N
  *       N empty files named name(0) .. name(N-1), straight into DIR.
- *   fsbench create [-f FANOUT] DIR N
+ *   fsbench create [-f FANOUT] [-s BYTES] DIR N
  *       The same N files made with open(O_CREAT|O_EXCL) and close, as tar
  *       and rsync make them: through whatever DIR is (a mount, or not).
  *       -f: spread over a tree, FANOUT files per directory and FANOUT
- *       directories per level (DIR/gG/dD/name).  A failed call is counted,
- *       not fatal; prints files_per_s, errors and the first errno.
+ *       directories per level (DIR/gG/dD/name).  -s: BYTES of data written
+ *       into each (one write).  A failed call is counted, not fatal; prints
+ *       files_per_s, errors and the first errno.
+ *   fsbench readall [-f FANOUT] DIR N BYTES
+ *       open(O_RDONLY), read to the end in 64 KiB calls, close, for each of
+ *       those N files by its exact name; a file that does not hold exactly
+ *       BYTES is counted as an error.  Prints files_per_s, errors, errno.
  *   fsbench statall [-f FANOUT] exact|miscased|missing DIR N
  *       fstatat of every one of those N names (missing: name(N..2N-1)),
  *       counting wrong answers and failures; prints per (µs), errors, errno.
@@ -115,7 +121,7 @@ static uint64_t next_random(uint64_t *state)
  */
 static const char *const shapes[] = {
 	"IMG_%07u.JPG", "Report %07u.docx", "main-%07u.c",
-	"\xc3\x9c" "bersicht-%07u.pdf", "R\xc3\xa9sum\xc3\xa9_%07u.odt", "ChangeLog.%07u",
+	"\303\234bersicht-%07u.pdf", "R\xc3\xa9sum\xc3\xa9_%07u.odt", "ChangeLog.%07u",
 };
 #define NSHAPES (sizeof(shapes) / sizeof(shapes[0]))
 
@@ -345,7 +351,7 @@ static int cmd_stat(int argc, char **argv)
 	state = parse_num(argv[4], "seed");
 	if (n == 0)
 		die("empty directory");
-	if (cf_encoding_init(&r.enc, ENCODING, 0) < 0)
+	if (cf_encoding_load(&r.enc, ENCODING, 0) < 0)
 		die("no encoding %s", ENCODING);
 
 	names = malloc(k * sizeof(*names));
@@ -424,22 +430,6 @@ static int open_sub(int top, const char *sub, bool make)
 	return openat(top, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-/* Parses "[-f FANOUT]" and returns the first operand's index. */
-static unsigned long parse_fanout(int argc, char **argv, const char *usage)
-{
-	unsigned long fanout = 0;
-	int c;
-
-	while ((c = getopt(argc, argv, "+f:")) != -1) {
-		if (c != 'f')
-			die("usage: %s", usage);
-		fanout = parse_num(optarg, "fanout");
-		if (fanout == 0)
-			die("fanout 0");
-	}
-	return fanout;
-}
-
 /* Walks files 0..n-1 of top, directory by directory; op gets each one. */
 struct walk {
 	const char *top;
@@ -486,11 +476,45 @@ static void walk_close(struct walk *w)
 	close(w->topfd);
 }
 
-/* fsbench create [-f FANOUT] DIR N */
+/* Parses "[-f FANOUT] [-s BYTES]" (-s only where size is not NULL). */
+static unsigned long parse_fanout_size(int argc, char **argv, const char *usage,
+				       unsigned long *size)
+{
+	unsigned long fanout = 0;
+	int c;
+
+	while ((c = getopt(argc, argv, size ? "+f:s:" : "+f:")) != -1) {
+		if (c == 's') {
+			*size = parse_num(optarg, "size");
+			continue;
+		}
+		if (c != 'f')
+			die("usage: %s", usage);
+		fanout = parse_num(optarg, "fanout");
+		if (fanout == 0)
+			die("fanout 0");
+	}
+	return fanout;
+}
+
+/* A file's contents: not zeros, so that no layer gets to treat them as a hole. */
+static unsigned char *file_data(unsigned long size)
+{
+	unsigned char *buf = malloc(size ? size : 1);
+
+	if (!buf)
+		die("out of memory");
+	for (unsigned long i = 0; i < size; i++)
+		buf[i] = (unsigned char)(i * 131 + 17);
+	return buf;
+}
+
+/* fsbench create [-f FANOUT] [-s BYTES] DIR N */
 static int cmd_create(int argc, char **argv)
 {
-	static const char usage[] = "create [-f FANOUT] DIR N";
-	unsigned long fanout = parse_fanout(argc, argv, usage), n;
+	static const char usage[] = "create [-f FANOUT] [-s BYTES] DIR N";
+	unsigned long size = 0, fanout = parse_fanout_size(argc, argv, usage, &size), n;
+	unsigned char *data;
 	struct walk w;
 	char name[64];
 	double t0;
@@ -498,6 +522,7 @@ static int cmd_create(int argc, char **argv)
 	if (argc - optind != 2)
 		die("usage: %s", usage);
 	n = parse_num(argv[optind + 1], "count");
+	data = file_data(size);
 	walk_open(&w, argv[optind], fanout);
 	t0 = now_us();
 	for (unsigned long i = 0; i < n; i++) {
@@ -507,10 +532,61 @@ static int cmd_create(int argc, char **argv)
 			continue;
 		make_name((unsigned)i, name, sizeof(name));
 		fd = openat(w.dirfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-		if (fd < 0)
+		if (fd < 0) {
 			count_error(&w.errors, &w.first_errno, errno, w.top, name);
-		else if (close(fd) < 0)
+			continue;
+		}
+		if (size && write(fd, data, size) != (ssize_t)size) {
 			count_error(&w.errors, &w.first_errno, errno, w.top, name);
+			close(fd);
+		} else if (close(fd) < 0) {
+			count_error(&w.errors, &w.first_errno, errno, w.top, name);
+		}
+	}
+	printf("files_per_s %.0f\nerrors %lu\nerrno %d\n", (double)n / ((now_us() - t0) / 1e6),
+	       w.errors, w.first_errno);
+	walk_close(&w);
+	free(data);
+	return 0;
+}
+
+/* fsbench readall [-f FANOUT] DIR N BYTES */
+static int cmd_readall(int argc, char **argv)
+{
+	static const char usage[] = "readall [-f FANOUT] DIR N BYTES";
+	unsigned long fanout = parse_fanout_size(argc, argv, usage, NULL), n, size;
+	enum { CHUNK = 64 * 1024 };
+	static unsigned char buf[CHUNK];
+	struct walk w;
+	char name[64];
+	double t0;
+
+	if (argc - optind != 3)
+		die("usage: %s", usage);
+	n = parse_num(argv[optind + 1], "count");
+	size = parse_num(argv[optind + 2], "size");
+	walk_open(&w, argv[optind], fanout);
+	t0 = now_us();
+	for (unsigned long i = 0; i < n; i++) {
+		unsigned long total = 0;
+		ssize_t got;
+		int fd;
+
+		if (!walk_enter(&w, i, false))
+			continue;
+		make_name((unsigned)i, name, sizeof(name));
+		fd = openat(w.dirfd, name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			count_error(&w.errors, &w.first_errno, errno, w.top, name);
+			continue;
+		}
+		while ((got = read(fd, buf, CHUNK)) > 0)
+			total += (unsigned long)got;
+		if (got < 0)
+			count_error(&w.errors, &w.first_errno, errno, w.top, name);
+		else if (total != size)
+			count_error(&w.errors, &w.first_errno, 0, w.top, name);
+		close(fd);
 	}
 	printf("files_per_s %.0f\nerrors %lu\nerrno %d\n", (double)n / ((now_us() - t0) / 1e6),
 	       w.errors, w.first_errno);
@@ -522,7 +598,7 @@ static int cmd_create(int argc, char **argv)
 static int cmd_statall(int argc, char **argv)
 {
 	static const char usage[] = "statall [-f FANOUT] exact|miscased|missing DIR N";
-	unsigned long fanout = parse_fanout(argc, argv, usage), n;
+	unsigned long fanout = parse_fanout_size(argc, argv, usage, NULL), n;
 	uint64_t case_state = 0x5bd1e995u;
 	const char *mode;
 	struct walk w;
@@ -852,11 +928,12 @@ int main(int argc, char **argv)
 		{ "fill", cmd_fill }, { "stat", cmd_stat }, { "meta", cmd_meta },
 		{ "write", cmd_write }, { "read", cmd_read }, { "readdir", cmd_readdir },
 		{ "create", cmd_create }, { "statall", cmd_statall }, { "watch", cmd_watch },
+		{ "readall", cmd_readall },
 	};
 
 	if (argc >= 2)
 		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			if (strcmp(argv[1], cmds[i].name) == 0)
 				return cmds[i].run(argc - 1, argv + 1);  /* argv[0]: the command */
-	die("usage: fsbench fill|create|stat|statall|meta|write|read|readdir|watch ARGS (see bench/fsbench.c)");
+	die("usage: fsbench fill|create|stat|statall|readall|meta|write|read|readdir|watch ARGS (see bench/fsbench.c)");
 }

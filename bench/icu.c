@@ -72,7 +72,7 @@ static int to_utf16(const char *a, size_t alen, const char *b, size_t blen, int3
 	return U_FAILURE(err) ? -1 : 0;
 }
 
-/* Canonical and case-insensitive: the same question cf_strcasecmp answers. */
+/* Canonical and case-insensitive: the same question cf_casefold_equal answers. */
 static int cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
 	UErrorCode err = U_ZERO_ERROR;

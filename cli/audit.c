@@ -2,9 +2,9 @@
 #include <errno.h>
 
 #include "diag.h"
-#include "audit_report.h"
+#include "tree/report.h"
+#include "tree/walk.h"
 #include "verb.h"
-#include "walk.h"
 
 struct audit {
 	struct cli_rules rules;

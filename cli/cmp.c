@@ -5,8 +5,8 @@
 #include "diag.h"
 #include "verb.h"
 
-/* 0 equal, 1 different, or a negative error of the library. */
-static int compare(const struct cli_args *args, const char *a, const char *b)
+/* 1 equal, 0 different, or a negative error of the library. */
+static int equal(const struct cli_args *args, const char *a, const char *b)
 {
 	size_t alen = strlen(a), blen = strlen(b);
 	int r;
@@ -18,29 +18,28 @@ static int compare(const struct cli_args *args, const char *a, const char *b)
 		return r;
 	if (args->nocase) {
 		/* The library's own rule of a casefolded directory. */
-		r = cf_name_match(&args->enc, a, alen, b, blen);
-		return r < 0 ? r : !r;
+		return cf_name_match(&args->enc, a, alen, b, blen);
 	}
 	/*
 	 * nfdi has no such library call; follow the same policy: a name the
 	 * comparison rejects (only without --strict now) is opaque bytes and
 	 * equals only itself.
 	 */
-	r = cf_strcmp(&args->enc, a, alen, b, blen);
+	r = cf_normalize_equal(&args->enc, a, alen, b, blen);
 	if (r == -EINVAL)
-		return !(alen == blen && memcmp(a, b, alen) == 0);
+		return alen == blen && memcmp(a, b, alen) == 0;
 	return r;
 }
 
 static int run_cmp(const struct cli_args *args)
 {
-	int r = compare(args, args->operands[0], args->operands[1]);
+	int r = equal(args, args->operands[0], args->operands[1]);
 
 	if (r < 0) {
 		cli_error("cmp: %s", cf_strerror(r));
 		return CLI_EXIT_TROUBLE;
 	}
-	return r ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	return r ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 
 const struct cli_verb cli_verb_cmp = {

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "diag.h"
-#include "names.h"
+#include "operands.h"
 #include "verb.h"
 
 static int hash_one(void *ctx, const struct cli_out *out, const char *name, size_t len)
@@ -17,8 +17,8 @@ static int hash_one(void *ctx, const struct cli_out *out, const char *name, size
 		cli_out_error(out, cf_strerror(err));
 		return 1;
 	}
-	err = cf_ext4_dirhash(args->alg, args->seed, name, len,
-			      args->casefold ? &args->enc : NULL, &major, &minor);
+	err = cf_ext4_name_hash(args->casefold ? &args->enc : NULL, args->alg, args->seed, name,
+				len, &major, &minor);
 	if (err < 0) {
 		cli_out_error(out, cf_strerror(err));
 		return 1;

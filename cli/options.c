@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "ext4_sb.h"
+#include "ext4/sb.h"
 #include "options.h"
 #include "verb.h"
 
@@ -88,7 +88,7 @@ static const struct cli_option *option_of_value(int c, unsigned accepted)
 static int load_encoding(const struct cli_verb *verb, struct cli_args *args,
 			 const char *name, unsigned flags)
 {
-	int err = cf_encoding_init(&args->enc, name, flags);
+	int err = cf_encoding_load(&args->enc, name, flags);
 
 	if (err == -ENOENT)
 		return cli_usage(verb->name, "unknown encoding '%s' (see 'casefold versions')",
@@ -98,43 +98,163 @@ static int load_encoding(const struct cli_verb *verb, struct cli_args *args,
 	return CLI_PARSED;
 }
 
-int cli_parse(const struct cli_verb *verb, int argc, char **argv,
-	      struct cli_args *args)
-{
+/* getopt_long's tables for the options a verb accepts. */
+struct getopt_tables {
 	/* ':' first: report a missing argument apart from an unknown option. */
-	char shortopts[2 * NOPTIONS + 2] = ":";
+	char shortopts[2 * NOPTIONS + 2];
 	struct option longopts[NOPTIONS + 1];
-	unsigned accepted = verb->options | CLI_OPT_HELP;
-	const char *encoding = CLI_DEFAULT_ENCODING;
-	unsigned flags = 0;
-	size_t n = 0, ns = 1;
-	int c, alg = CF_EXT4_HASH_HALF_MD4;
-	bool unsigned_hash = false;
-	unsigned char seed[16];
+};
 
+static void getopt_tables(unsigned accepted, struct getopt_tables *t)
+{
+	size_t n = 0, ns = 0;
+
+	t->shortopts[ns++] = ':';
 	for (size_t i = 0; i < NOPTIONS; i++) {
 		const struct cli_option *o = &cli_options[i];
 
 		if (!(o->bit & accepted))
 			continue;
-		longopts[n++] = (struct option){ o->name,
+		t->longopts[n++] = (struct option){ o->name,
 			!o->arg ? no_argument : o->bit & CLI_OPTS_OPTIONAL_ARG ? optional_argument :
 			required_argument, NULL, 256 + (int)i };
 		if (o->short_name) {
-			shortopts[ns++] = o->short_name;
+			t->shortopts[ns++] = o->short_name;
 			if (o->arg)
-				shortopts[ns++] = ':';
+				t->shortopts[ns++] = ':';
 		}
 	}
-	longopts[n] = (struct option){ 0 };
-	shortopts[ns] = '\0';
+	t->longopts[n] = (struct option){ 0 };
+	t->shortopts[ns] = '\0';
+}
 
+/* What the options say before it is put into struct cli_args. */
+struct pending {
+	const char *encoding;
+	unsigned flags;      /* for cf_encoding_load */
+	int alg;             /* signed variant; --unsigned adds 3 */
+	bool unsigned_hash;
+};
+
+/* The options that take a word from a fixed list. */
+static int parse_choice(const struct cli_verb *verb, const struct cli_option *o,
+			struct cli_args *args, struct pending *p)
+{
+	unsigned char seed[16];
+
+	switch (o->bit) {
+	case CLI_OPT_IGNORABLES:
+		if (strcmp(optarg, "keep") == 0)
+			p->flags |= CF_KEEP_IGNORABLES;
+		else if (strcmp(optarg, "strip") == 0)
+			p->flags &= ~CF_KEEP_IGNORABLES;
+		else
+			return cli_usage(verb->name,
+					 "--ignorables is 'strip' or 'keep', not '%s'", optarg);
+		break;
+	case CLI_OPT_ON_COLLISION:
+		if (strcmp(optarg, "rename") == 0)
+			args->rename = true;
+		else if (strcmp(optarg, "abort") == 0)
+			args->rename = false;
+		else
+			return cli_usage(verb->name,
+					 "--on-collision is 'abort' or 'rename', not '%s'",
+					 optarg);
+		break;
+	case CLI_OPT_ALG:
+		if ((p->alg = cli_ext4_hash_parse(optarg)) < 0 || p->alg > CF_EXT4_HASH_TEA)
+			return cli_usage(verb->name, "--alg is 'half_md4', 'tea' or "
+					 "'legacy', not '%s'", optarg);
+		break;
+	case CLI_OPT_SEED:
+		if (cli_uuid_parse(optarg, seed) < 0)
+			return cli_usage(verb->name, "--seed is a UUID such as "
+					 "2d5bb4e3-4a3c-4a8e-9b3d-1f0e8c6a7b90, not '%s'",
+					 optarg);
+		cf_ext4_hash_seed(seed, args->seed);
+		break;
+	}
+	return CLI_PARSED;
+}
+
+/* One option met on the command line (optarg is its argument). */
+static int apply(const struct cli_verb *verb, const struct cli_option *o,
+		 struct cli_args *args, struct pending *p)
+{
+	switch (o->bit) {
+	case CLI_OPT_HELP:
+		return CLI_PARSED_HELP;
+	case CLI_OPT_ENCODING:
+		p->encoding = optarg;
+		break;
+	case CLI_OPT_STRICT:
+		p->flags |= CF_STRICT;
+		args->strict = true;
+		break;
+	case CLI_OPT_NOCASE:
+		args->nocase = true;
+		break;
+	case CLI_OPT_HEX:
+		args->hex = true;
+		break;
+	case CLI_OPT_NUL:
+	case CLI_OPT_NUL_RECORDS:
+		args->nul = true;
+		break;
+	case CLI_OPT_JSON:
+		args->json = true;
+		break;
+	case CLI_OPT_FOLLOW:
+		args->follow = true;
+		break;
+	case CLI_OPT_CROSS_MOUNTS:
+		args->cross_mounts = true;
+		break;
+	case CLI_OPT_DRY_RUN:
+		args->dry_run = true;
+		break;
+	case CLI_OPT_MAN:
+		args->man = true;
+		break;
+	case CLI_OPT_UNSIGNED:
+		p->unsigned_hash = true;
+		break;
+	case CLI_OPT_CASEFOLD:
+		args->casefold = true;
+		if (optarg)
+			p->encoding = optarg;
+		break;
+	default:
+		return parse_choice(verb, o, args, p);
+	}
+	return CLI_PARSED;
+}
+
+static int check_operands(const struct cli_verb *verb, const struct cli_args *args)
+{
+	if (args->noperands < verb->min_operands)
+		return cli_usage(verb->name, "missing operand (casefold %s [OPTION]... %s)",
+				 verb->name, verb->doc.operands);
+	if (verb->max_operands >= 0 && args->noperands > verb->max_operands)
+		return cli_usage(verb->name, "unexpected operand '%s'",
+				 args->operands[verb->max_operands]);
+	return CLI_PARSED;
+}
+
+int cli_parse(const struct cli_verb *verb, int argc, char **argv,
+	      struct cli_args *args)
+{
+	unsigned accepted = verb->options | CLI_OPT_HELP;
+	struct pending p = { .encoding = CLI_DEFAULT_ENCODING, .alg = CF_EXT4_HASH_HALF_MD4 };
+	struct getopt_tables t;
+	int c, r;
+
+	getopt_tables(accepted, &t);
 	*args = (struct cli_args){ 0 };
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		const struct cli_option *o = option_of_value(c, accepted);
-
+	while ((c = getopt_long(argc, argv, t.shortopts, t.longopts, NULL)) != -1) {
 		if (c == '?' && optopt > 0 && optopt < 256)
 			return cli_usage(verb->name, "unknown option '-%c'", optopt);
 		if (c == '?')
@@ -142,92 +262,15 @@ int cli_parse(const struct cli_verb *verb, int argc, char **argv,
 		if (c == ':')
 			return cli_usage(verb->name, "option '%s' needs an argument",
 					 argv[optind - 1]);
-		switch (o->bit) {
-		case CLI_OPT_HELP:
-			return CLI_PARSED_HELP;
-		case CLI_OPT_ENCODING:
-			encoding = optarg;
-			break;
-		case CLI_OPT_IGNORABLES:
-			if (strcmp(optarg, "keep") == 0)
-				flags |= CF_KEEP_IGNORABLES;
-			else if (strcmp(optarg, "strip") == 0)
-				flags &= ~CF_KEEP_IGNORABLES;
-			else
-				return cli_usage(verb->name,
-						 "--ignorables is 'strip' or 'keep', not '%s'", optarg);
-			break;
-		case CLI_OPT_STRICT:
-			flags |= CF_STRICT;
-			args->strict = true;
-			break;
-		case CLI_OPT_NOCASE:
-			args->nocase = true;
-			break;
-		case CLI_OPT_HEX:
-			args->hex = true;
-			break;
-		case CLI_OPT_NUL:
-		case CLI_OPT_NUL_RECORDS:
-			args->nul = true;
-			break;
-		case CLI_OPT_JSON:
-			args->json = true;
-			break;
-		case CLI_OPT_FOLLOW:
-			args->follow = true;
-			break;
-		case CLI_OPT_CROSS_MOUNTS:
-			args->cross_mounts = true;
-			break;
-		case CLI_OPT_ON_COLLISION:
-			if (strcmp(optarg, "rename") == 0)
-				args->rename = true;
-			else if (strcmp(optarg, "abort") == 0)
-				args->rename = false;
-			else
-				return cli_usage(verb->name,
-						 "--on-collision is 'abort' or 'rename', not '%s'",
-						 optarg);
-			break;
-		case CLI_OPT_DRY_RUN:
-			args->dry_run = true;
-			break;
-		case CLI_OPT_MAN:
-			args->man = true;
-			break;
-		case CLI_OPT_ALG:
-			if ((alg = cli_ext4_hash_parse(optarg)) < 0 || alg > CF_EXT4_HASH_TEA)
-				return cli_usage(verb->name, "--alg is 'half_md4', 'tea' or "
-						 "'legacy', not '%s'", optarg);
-			break;
-		case CLI_OPT_UNSIGNED:
-			unsigned_hash = true;
-			break;
-		case CLI_OPT_SEED:
-			if (cli_uuid_parse(optarg, seed) < 0)
-				return cli_usage(verb->name, "--seed is a UUID such as "
-						 "2d5bb4e3-4a3c-4a8e-9b3d-1f0e8c6a7b90, not '%s'",
-						 optarg);
-			cf_ext4_hash_seed(seed, args->seed);
-			break;
-		case CLI_OPT_CASEFOLD:
-			args->casefold = true;
-			if (optarg)
-				encoding = optarg;
-			break;
-		}
+		if ((r = apply(verb, option_of_value(c, accepted), args, &p)) != CLI_PARSED)
+			return r;
 	}
 
 	/* The unsigned variants follow the signed ones, 3 apart. */
-	args->alg = (enum cf_ext4_hash)(alg + (unsigned_hash ? 3 : 0));
+	args->alg = (enum cf_ext4_hash)(p.alg + (p.unsigned_hash ? 3 : 0));
 	args->operands = argv + optind;
 	args->noperands = argc - optind;
-	if (args->noperands < verb->min_operands)
-		return cli_usage(verb->name, "missing operand (casefold %s [OPTION]... %s)",
-				 verb->name, verb->doc.operands);
-	if (verb->max_operands >= 0 && args->noperands > verb->max_operands)
-		return cli_usage(verb->name, "unexpected operand '%s'",
-				 args->operands[verb->max_operands]);
-	return load_encoding(verb, args, encoding, flags);
+	if ((r = check_operands(verb, args)) != CLI_PARSED)
+		return r;
+	return load_encoding(verb, args, p.encoding, p.flags);
 }

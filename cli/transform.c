@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "diag.h"
-#include "names.h"
+#include "operands.h"
 #include "verb.h"
 
 typedef ssize_t transform_fn(const cf_encoding *enc, const char *s, size_t len,

@@ -1,5 +1,5 @@
 /* The verb validate: is each name valid for the encoding? */
-#include "names.h"
+#include "operands.h"
 #include "verb.h"
 
 static int validate_one(void *ctx, const struct cli_out *out,

@@ -34,6 +34,14 @@
 #include "names.h"
 #include "super.h"
 
+/* How changes made in the backing tree behind our back are noticed (watch.c). */
+enum cfs_watch {
+	CFS_WATCH_AUTO,      /* a request only: the best this daemon may use */
+	CFS_WATCH_NONE,      /* not at all: everything expires after fs->timeout */
+	CFS_WATCH_FANOTIFY,  /* a filesystem mark (root): every change of the tree */
+	CFS_WATCH_INOTIFY,   /* a watch per directory the kernel remembers */
+};
+
 /* How entries in non-exact directories are cached (dcache.c). */
 enum {
 	CFS_DCACHE_PROBE,  /* not yet known whether the kernel has the epoch */
@@ -49,15 +57,18 @@ struct cfs {
 	bool can_chown;             /* CAP_CHOWN: new entries go to the caller */
 	uid_t euid;                 /* the daemon's own, which never change */
 	gid_t egid;
-	double attr_timeout;
-	double entry_timeout;       /* positive entries in CFS_EXACT dirs */
+	enum cfs_watch watch;       /* how changes behind our back are noticed */
+	double timeout;             /* entries and attributes, unwatched (cache.c) */
+	double watched_timeout;     /* the same, where changes are watched */
 	bool no_opendir;            /* the kernel can do without OPENDIR */
+	bool no_open;               /* files open without OPEN (local backing) */
 	bool flush_writers;         /* FLUSH at a writer's close (backing_local) */
 
 	_Atomic int dcache_mode;    /* CFS_DCACHE_*: set once by the probe */
 	_Atomic uint64_t epoch;     /* dentry epochs bumped, plus one */
 
 	struct cfs_nodes nodes;     /* the node table, under its own lock */
+	struct cfs_watcher *watcher;  /* NULL when fs->watch is CFS_WATCH_NONE */
 };
 
 /* The daemon's state, from a request. */

@@ -7,12 +7,16 @@
 
 #include "cfs.h"
 
-double dcache_positive(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
+double dcache_positive(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
 		       const char *stored);
 double dcache_negative(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given);
 void dcache_created(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name);
-void dcache_removed(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
+void dcache_removed(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
 		    const char *stored);
 void dcache_rule_changed(struct cfs *fs);
+double dcache_ttl(const struct cfs *fs, const struct cfs_inode *in);
+void dcache_behind(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name);
+void dcache_rule_behind(struct cfs *fs, struct cfs_inode *dir);
+void dcache_expire_all(struct cfs *fs);
 
 #endif /* CFS_DCACHE_H */

@@ -18,6 +18,7 @@
 
 #include "dir.h"
 #include "util.h"
+#include "watch.h"
 
 /*
  * A directory removed from the backing tree while the kernel still knows
@@ -53,6 +54,7 @@ int dir_lock(struct cfs *fs, struct cfs_inode *dir)
 	dir->d->fd = fd;
 	dir->d->checked = false;
 	dir->d->changed = false;
+	watch_dir(fs, dir, fd);
 	return 0;
 }
 

@@ -3,6 +3,14 @@
 /*
  * What the kernel and the daemon agree on at mount time.
  *
+ * Files opened without OPEN (fs->no_open; fs/README.md, "File data"): the
+ * kernel then keeps a file's pages across opens, and O_TRUNC must reach us
+ * as a SETATTR, so the daemon does not ask to truncate in OPEN
+ * (FUSE_CAP_ATOMIC_O_TRUNC).  A file's cached pages are dropped when its
+ * attributes show a new mtime or size (FUSE_CAP_AUTO_INVAL_DATA).  Reads
+ * are answered by splicing from the backing file (FUSE_CAP_SPLICE_WRITE),
+ * not copied through the daemon.
+ *
  * Listings need no per-open state (readdir.c): where the kernel can do
  * without OPENDIR, every opendir is spared its OPENDIR and RELEASEDIR.
  *
@@ -24,6 +32,14 @@ void op_init(void *userdata, struct fuse_conn_info *conn)
 	struct cfs *fs = userdata;
 
 	fs->no_opendir = conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT;
+	fs->no_open = fs->no_open && (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT);
+	fs->nodes.hold_all = fs->no_open;
+	if (fs->no_open)
+		conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
+	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
+		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
+	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
 	if (conn->capable & FUSE_CAP_POSIX_ACL)
 		conn->want |= FUSE_CAP_POSIX_ACL;

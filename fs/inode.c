@@ -105,6 +105,7 @@ static int dir_record_init(struct cfs_inode *dir, int fd, const struct stat *st)
 		return err;
 	pthread_mutex_init(&d->lock, NULL);
 	d->fd = -1;
+	d->wd = -1;
 	d->gone_reported = false;
 	o = park_owner(dir, st->st_dev, st->st_ino);
 	d->index = dirpark_take(&o);
@@ -140,6 +141,9 @@ int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd
 		return -errno;
 	nt->mount_fd = -1;
 	nt->use_handles = handles && probe_handles(nt, rootfd);
+	nt->root_handle.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (get_handle(nt, rootfd, &nt->root_handle) < 0)
+		nt->root_handle.fh.handle_bytes = 0;
 	nt->size = 1024;
 	nt->count = 0;
 	nt->held = 0;
@@ -197,6 +201,7 @@ static bool unhook_if_unused(struct cfs_nodes *nt, struct cfs_inode *in)
 		fdcache_remove(&nt->fdc, &in->fde);
 	else if (in->fde.slot == FDC_HELD)
 		nt->held--;
+	handles_remove(nt, in);
 	return true;
 }
 
@@ -246,6 +251,7 @@ void inode_table_destroy(struct cfs_nodes *nt)
 		destroy_chain(nt->table[i]);
 	destroy_chain(nt->unhashed);
 	free(nt->table);
+	handles_destroy(nt);
 	fdcache_destroy(&nt->fdc);
 	dir_record_fini(nt->root);
 	dirpark_clear();
@@ -433,6 +439,8 @@ static int lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *na
 			in->parent = dir;
 			dir->children++;
 			nt->path_nodes++;
+		} else {
+			handles_add(nt, in);
 		}
 		/* Just looked up: the kernel's next request is likely for it. */
 		if (install) {
@@ -556,6 +564,44 @@ void inode_rehandle(struct cfs_nodes *nt, struct cfs_inode *in, int fd)
 	pthread_mutex_unlock(&nt->lock);
 }
 
+/*
+ * The node of (dev, ino), pinned (release with inode_put), or NULL: for
+ * the watcher, which learns of objects by identity, not by name.
+ */
+struct cfs_inode *inode_find(struct cfs_nodes *nt, dev_t dev, ino_t ino)
+{
+	struct cfs_inode *in;
+
+	pthread_mutex_lock(&nt->lock);
+	in = find_locked(nt, dev, ino);
+	if (in)
+		in->fde.pins++;
+	pthread_mutex_unlock(&nt->lock);
+	return in;
+}
+
+/*
+ * The ids of every node the kernel may remember, root included, in a new
+ * array (*ids, for the caller to free); returns how many, 0 when out of
+ * memory.  A snapshot: nodes may go meanwhile, and ids of forgotten nodes
+ * are harmless to the kernel's invalidation calls.
+ */
+size_t inode_ids(struct cfs_nodes *nt, fuse_ino_t **ids)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&nt->lock);
+	*ids = malloc((nt->count + 1) * sizeof(**ids));
+	if (*ids) {
+		(*ids)[n++] = FUSE_ROOT_ID;
+		for (size_t b = 0; b < nt->size; b++)
+			for (struct cfs_inode *in = nt->table[b]; in; in = in->next)
+				(*ids)[n++] = (fuse_ino_t)(uintptr_t)in;
+	}
+	pthread_mutex_unlock(&nt->lock);
+	return n;
+}
+
 /* unhash_locked, for a caller without the table lock. */
 void inode_unhash(struct cfs_nodes *nt, struct cfs_inode *in)
 {
@@ -579,6 +625,17 @@ bool inode_writer_open(struct cfs_nodes *nt, struct cfs_inode *in, bool writer)
 	direct = !writer && in->writers > 0;
 	pthread_mutex_unlock(&nt->lock);
 	return direct;
+}
+
+/* Whether in is open for writing through the mount. */
+bool inode_writing(struct cfs_nodes *nt, struct cfs_inode *in)
+{
+	bool writing;
+
+	pthread_mutex_lock(&nt->lock);
+	writing = in->writers > 0;
+	pthread_mutex_unlock(&nt->lock);
+	return writing;
 }
 
 void inode_writer_close(struct cfs_nodes *nt, struct cfs_inode *in)
@@ -628,11 +685,13 @@ void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name)
 	struct cfs_inode *in;
 	struct stat st;
 
-	if (!inode_any_path_nodes(nt) || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if ((!nt->hold_all && !inode_any_path_nodes(nt)) ||
+	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
 	pthread_mutex_lock(&nt->lock);
 	in = find_locked(nt, st.st_dev, st.st_ino);
-	if (in && in != nt->root && !in->handle_len && in->fde.slot != FDC_HELD)
+	if (in && in != nt->root && (!in->handle_len || nt->hold_all) &&
+	    in->fde.slot != FDC_HELD)
 		in->fde.pins++;
 	else
 		in = NULL;

@@ -23,12 +23,17 @@
 #include "lowlevel.h"
 
 /* What a directory handed out to the kernel's dentry cache (dcache.c). */
-enum { CFS_NEG_NONE, CFS_NEG_ONE, CFS_NEG_MANY };
+#define CFS_MISSES 12
 struct cfs_dcache {
 	uint64_t epoch;         /* the mount's epoch when recorded; older: nothing */
-	uint64_t negative;      /* spelling hash of the one negative */
-	uint8_t negatives;      /* CFS_NEG_* */
-	bool variants;          /* positives under other than stored spellings */
+	uint64_t miss_classes[2];    /* a bit per class of names (rule hash, mod
+					128) a negative was handed out for */
+	uint64_t variant_classes[2]; /* likewise for positives under other than
+					stored spellings */
+	struct {
+		uint32_t class, spelling;  /* hashes of one miss handed out */
+	} miss[CFS_MISSES];
+	uint8_t misses;         /* entries of miss; CFS_MISSES + 1: more than fit */
 };
 
 /* What only a directory node has (dir.c works on it). */
@@ -48,6 +53,7 @@ struct cfs_dir {
 				   check of this hold (valid when checked); lock */
 	struct cfs_dirindex *index; /* NULL until first needed; lock */
 	struct cfs_dcache dcache;   /* lock */
+	int wd;                 /* inotify watch, or -1 (watch.c); lock */
 };
 
 /*
@@ -58,6 +64,7 @@ struct cfs_dir {
  */
 struct cfs_inode {
 	struct cfs_inode *next;   /* hash chain; table */
+	struct cfs_inode *hnext;  /* chain by handle (handles.c); table */
 	struct cfs_dir *d;        /* directories only; immutable */
 	struct cfs_inode *parent; /* path locator; table */
 	char *name;               /* path locator; table */
@@ -69,9 +76,17 @@ struct cfs_inode {
 	uint32_t writers;         /* opens for writing (ops_file.c); table */
 	mode_t type;              /* S_IFMT bits: immutable */
 	bool unhashed;            /* out of the table (inode_unhash); table */
+	bool in_handles;          /* in the handle index; table */
+	bool covered;             /* inotify: last found in a watched directory */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */
 	int handle_type;          /* file handle: immutable but for the */
 	unsigned char handle[];   /* generation (inode_rehandle); table */
+};
+
+/* A file handle with room for any filesystem's. */
+union inode_handle {
+	struct file_handle fh;
+	unsigned char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
 };
 
 /* The node table of one mount. */
@@ -84,6 +99,9 @@ struct cfs_nodes {
 	size_t count;               /* nodes, root excluded */
 	size_t held;                /* descriptors held outside the cache */
 	size_t path_nodes;          /* nodes with a path locator */
+	struct cfs_inode **htable;  /* nodes by file handle (handles.c) */
+	size_t hsize, hcount;
+	union inode_handle root_handle;  /* the root's, not in htable (handle_bytes 0: none) */
 	struct fdcache fdc;
 	struct cfs_inode *root;     /* allocated: a node ends in a flexible array */
 	struct cfs_dir root_dir;
@@ -91,13 +109,10 @@ struct cfs_nodes {
 				       immutable once mounted, as are: */
 	int mount_id;               /* the root's, from name_to_handle_at */
 	int mount_fd;               /* the root, not O_PATH: open_by_handle_at */
+	bool hold_all;              /* removal holds a descriptor for handle
+				       nodes too (files open without OPEN) */
 };
 
-/* A file handle with room for any filesystem's. */
-union inode_handle {
-	struct file_handle fh;
-	unsigned char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-};
 
 /* inode.c */
 int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd_cache);
@@ -112,6 +127,8 @@ int inode_lookup_open(struct cfs_nodes *nt, struct cfs_inode *dir, const char *n
 int inode_lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *name, int fd,
 		    struct stat *st, struct cfs_inode **out);
 void inode_forget(struct cfs_nodes *nt, struct cfs_inode *in, uint64_t n);
+struct cfs_inode *inode_find(struct cfs_nodes *nt, dev_t dev, ino_t ino);
+size_t inode_ids(struct cfs_nodes *nt, fuse_ino_t **ids);
 void inode_put(struct cfs_nodes *nt, struct cfs_inode *in);
 void inode_unhash(struct cfs_nodes *nt, struct cfs_inode *in);
 void inode_rehandle(struct cfs_nodes *nt, struct cfs_inode *in, int fd);
@@ -121,7 +138,14 @@ void inode_moved(struct cfs_nodes *nt, const struct stat *st, struct cfs_inode *
 		 const char *name);
 bool inode_writer_open(struct cfs_nodes *nt, struct cfs_inode *in, bool writer);
 void inode_writer_close(struct cfs_nodes *nt, struct cfs_inode *in);
+bool inode_writing(struct cfs_nodes *nt, struct cfs_inode *in);
 int inode_stats(struct cfs_nodes *nt, char *buf, size_t len);
+
+/* handles.c (table lock held but for inode_find_handle) */
+void handles_add(struct cfs_nodes *nt, struct cfs_inode *in);
+void handles_remove(struct cfs_nodes *nt, struct cfs_inode *in);
+void handles_destroy(struct cfs_nodes *nt);
+struct cfs_inode *inode_find_handle(struct cfs_nodes *nt, const struct file_handle *fh);
 
 /* locator.c */
 int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in);

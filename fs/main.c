@@ -24,8 +24,10 @@
 
 #include "caps.h"
 #include "flagstore.h"
+#include "notice.h"
 #include "ops.h"
 #include "usage.h"
+#include "watch.h"
 
 struct cli {
 	const char *backing;
@@ -39,6 +41,9 @@ struct cli {
 	unsigned fd_cache;      /* -o fd_cache=N; 0: the default */
 	unsigned index_mem;     /* -o index_mem=MiB; 0: the default */
 	char *flagstore;        /* -o flagstore=trusted|user, allocated by fuse_opt */
+	char *cache;            /* -o cache=auto|fanotify|inotify|timeout */
+	char *timeout;          /* -o timeout=SECONDS */
+	char *opens;            /* -o opens=daemon|kernel */
 };
 
 enum { KEY_CASEFOLD_BARE };
@@ -54,6 +59,9 @@ static const struct fuse_opt cli_spec[] = {
 	{ "fd_cache=%u", offsetof(struct cli, fd_cache), 0 },
 	{ "index_mem=%u", offsetof(struct cli, index_mem), 0 },
 	{ "flagstore=%s", offsetof(struct cli, flagstore), 0 },
+	{ "cache=%s", offsetof(struct cli, cache), 0 },
+	{ "timeout=%s", offsetof(struct cli, timeout), 0 },
+	{ "opens=%s", offsetof(struct cli, opens), 0 },
 	FUSE_OPT_END
 };
 
@@ -146,6 +154,64 @@ static bool backing_local(int rootfd)
 	return false;
 }
 
+/*
+ * What the kernel may cache, and for how long (fs/README.md, "Kernel
+ * caches"): where changes behind our back are watched, until a notice
+ * says otherwise (an hour at most, in case a notice is ever missed);
+ * elsewhere -o timeout seconds (default 1).
+ */
+#define WATCHED_TIMEOUT 3600.0
+
+static int setup_cache(struct cfs *fs, const struct cli *cli, int rootfd)
+{
+	static const char *const kinds[] = {
+		[CFS_WATCH_AUTO] = "auto", [CFS_WATCH_NONE] = "timeout",
+		[CFS_WATCH_FANOTIFY] = "fanotify", [CFS_WATCH_INOTIFY] = "inotify",
+	};
+	enum cfs_watch want = CFS_WATCH_AUTO;
+	char msg[160], *end;
+
+	if (cli->cache) {
+		for (want = 0; want < sizeof(kinds) / sizeof(kinds[0]); want++)
+			if (strcmp(cli->cache, kinds[want]) == 0)
+				break;
+		if (want == sizeof(kinds) / sizeof(kinds[0])) {
+			fprintf(stderr, "casefoldfs: cache must be auto, fanotify, inotify or "
+				"timeout, not \"%s\"\n", cli->cache);
+			return -1;
+		}
+	}
+	fs->timeout = 1.0;
+	if (cli->timeout) {
+		fs->timeout = strtod(cli->timeout, &end);
+		if (*end || end == cli->timeout || !(fs->timeout >= 0 && fs->timeout <= 86400)) {
+			fprintf(stderr, "casefoldfs: timeout must be seconds from 0 to 86400, not "
+				"\"%s\"\n", cli->timeout);
+			return -1;
+		}
+	}
+	fs->watched_timeout = WATCHED_TIMEOUT;
+	if (watch_open(fs, want, rootfd, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, msg);
+		return -1;
+	}
+	/* Files open without OPEN only if asked, and where FLUSH is not needed
+	 * either (fs/README.md, "File data"). */
+	if (cli->opens && strcmp(cli->opens, "kernel") != 0 && strcmp(cli->opens, "daemon") != 0) {
+		fprintf(stderr, "casefoldfs: opens must be daemon or kernel, not \"%s\"\n",
+			cli->opens);
+		return -1;
+	}
+	fs->no_open = cli->opens && strcmp(cli->opens, "kernel") == 0;
+	if (fs->no_open && fs->flush_writers) {
+		fprintf(stderr, "casefoldfs: %s: opens=kernel needs a local backing filesystem "
+			"(ext2/3/4, xfs, btrfs, tmpfs, f2fs), which reports write errors at once\n",
+			cli->backing);
+		return -1;
+	}
+	return 0;
+}
+
 /* Settles the options from the superblock and the command line. */
 static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 {
@@ -197,8 +263,6 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	}
 	if (cli->index_mem)
 		dirindex_set_limit((size_t)cli->index_mem << 20);
-	fs->attr_timeout = 1.0;
-	fs->entry_timeout = 1.0;
 	fs->flush_writers = !backing_local(rootfd);
 	atomic_init(&fs->dcache_mode, cli->noepoch ? CFS_DCACHE_ZERO : CFS_DCACHE_PROBE);
 	atomic_init(&fs->epoch, 1);  /* directories' records start at 0: empty */
@@ -207,7 +271,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, strerror(-r));
 		return -1;
 	}
-	return 0;
+	return setup_cache(fs, cli, rootfd);
 }
 
 /*
@@ -292,6 +356,10 @@ static int run_session(struct cfs *fs, struct fuse_args *args,
 	if (co->max_threads == 10)  /* libfuse's default: not given */
 		co->max_threads = MAX_THREADS_DEFAULT;
 	inode_set_waiters(co->singlethread ? 0 : co->max_threads / 4);
+	/* After fuse_daemonize: a thread would not survive its fork. */
+	if (notice_start(fs) < 0)
+		fuse_log(FUSE_LOG_ERR, "casefoldfs: cannot start the watcher thread: changes "
+			 "behind our back may go unseen\n");
 	if (co->singlethread) {
 		ret = fuse_session_loop(se);
 	} else {
@@ -305,6 +373,7 @@ static int run_session(struct cfs *fs, struct fuse_args *args,
 			fuse_loop_cfg_destroy(cfg);
 		}
 	}
+	notice_stop(fs);
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);
@@ -367,10 +436,14 @@ int main(int argc, char *argv[])
 	umask(0);
 	if (add_mount_options(&args, cli.backing) == 0)
 		ret = run_session(&fs, &args, &co);
+	watch_close(&fs);
 	inode_table_destroy(&fs.nodes);  /* closes rootfd */
 out:
 	free(cli.encoding);
 	free(cli.flagstore);
+	free(cli.cache);
+	free(cli.timeout);
+	free(cli.opens);
 	free(co.mountpoint);
 	fuse_opt_free_args(&args);
 	return ret;

@@ -21,9 +21,9 @@ int names_init(struct cfs_names *nm, const char *encoding, bool strict,
 	nm->strict = strict;
 	nm->normalize_all = normalize_all;
 	memcpy(nm->key, key, sizeof(nm->key));
-	if (nm->has_encoding && (r = cf_encoding_init(&nm->enc, encoding, flags)) < 0)
+	if (nm->has_encoding && (r = cf_encoding_load(&nm->enc, encoding, flags)) < 0)
 		return r;
-	return cf_encoding_init(&nm->bytes_enc, "ascii", 0);
+	return cf_encoding_load(&nm->bytes_enc, "ascii", 0);
 }
 
 enum cfs_rule names_rule(const struct cfs_names *nm, bool casefold)
@@ -155,7 +155,7 @@ bool names_match(const struct cfs_names *nm, enum cfs_rule rule, const char *a, 
 	case CFS_FOLD:
 		return cf_name_match(&nm->enc, a, alen, b, blen) == 1;
 	case CFS_NORMALIZE:
-		return cf_strcmp(&nm->enc, a, alen, b, blen) == 0;
+		return cf_normalize_equal(&nm->enc, a, alen, b, blen) == 1;
 	case CFS_EXACT:
 		break;
 	}

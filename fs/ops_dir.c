@@ -22,6 +22,7 @@
 #include "flagstore.h"
 #include "ops.h"
 #include "util.h"
+#include "watch.h"
 
 /*
  * The stored name as a request's name value: the given one itself when the
@@ -33,11 +34,21 @@ static struct cfs_name stored_name(const struct cfs_name *given, const char *sto
 }
 
 /* Fills e's reply fields for the node in, reached in dir as given. */
-static void fill_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
+static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
 		       const char *stored, struct cfs_inode *in, struct fuse_entry_param *e)
 {
 	e->ino = inode_id(&fs->nodes, in);
-	e->attr_timeout = fs->attr_timeout;
+	if (in->d) {
+		/* Its entries may be cached only once their changes are watched. */
+		int fd = inode_pin(&fs->nodes, in);
+
+		if (fd >= 0) {
+			watch_dir(fs, in, fd);
+			inode_unpin(&fs->nodes, in, fd);
+		}
+	}
+	watch_found(fs, dir, in);
+	e->attr_timeout = dcache_ttl(fs, in);
 	e->entry_timeout = dcache_positive(fs, dir, given, stored);
 }
 
@@ -45,7 +56,7 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_n
  * Fills e for the stored name in dir, asked for as given, whose attributes
  * are st, and takes one lookup reference.
  */
-static int make_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *given,
+static int make_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
 		      const char *stored, const struct stat *st, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;
@@ -60,7 +71,7 @@ static int make_entry(struct cfs *fs, struct cfs_inode *dir, const struct cfs_na
 }
 
 /* Likewise for the object we just created as name, open as fd (consumed). */
-static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *name,
+static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
 			 int fd, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;
@@ -408,7 +419,7 @@ void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *n
 }
 
 /* The node of the file we just created as name, open as fd, as st says. */
-static int entry_of_open(struct cfs *fs, struct cfs_inode *dir, const struct cfs_name *name,
+static int entry_of_open(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
 			 int fd, const struct stat *st, struct fuse_entry_param *e)
 {
 	struct cfs_inode *in;

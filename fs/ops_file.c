@@ -14,32 +14,63 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "dcache.h"
 #include "dir.h"
 #include "flagstore.h"
 #include "ops.h"
 #include "util.h"
+#include "watch.h"
 
 /*
- * fi->fh of a regular file: the backing descriptor in the low 32 bits, and
+ * fi->fh of a regular file: the backing descriptor plus one in the low 32
+ * bits (0: none — a file the kernel opened without OPEN, fs->no_open), and
  * FH_WRITER when the open was counted in its node's writers (op_open,
  * file_created), so that op_release uncounts exactly those.
  */
 #define FH_WRITER (UINT64_C(1) << 32)
 
-static int fh_fd(const struct fuse_file_info *fi)
+static uint64_t fh_of(int fd, bool writer)
 {
-	return (int)(fi->fh & 0xffffffffu);
+	return (uint64_t)(fd + 1) | (writer ? FH_WRITER : 0);
 }
 
-/* Attributes of the object fd is on (O_PATH or not). */
-static void reply_attr_fd(fuse_req_t req, int fd)
+/* The open file's descriptor, or -1 if the kernel opened it without us. */
+static int fh_fd(const struct fuse_file_info *fi)
+{
+	return (int)(fi->fh & 0xffffffffu) - 1;
+}
+
+/*
+ * A descriptor for I/O on in: the open file's own, or, for a file the
+ * kernel opened without OPEN, a new one (*fresh set: close it when done).
+ * Returns it or -errno.
+ */
+static int io_fd(struct cfs *fs, fuse_ino_t ino, const struct fuse_file_info *fi, int flags,
+		 bool *fresh)
+{
+	int fd = fi ? fh_fd(fi) : -1;
+
+	*fresh = fd < 0;
+	if (fd >= 0)
+		return fd;
+	return inode_open(&fs->nodes, inode_get(&fs->nodes, ino), flags);
+}
+
+static void io_done(int fd, bool fresh)
+{
+	if (fresh)
+		close(fd);
+}
+
+/* Attributes of in, whose object fd is on (O_PATH or not). */
+static void reply_attr_fd(fuse_req_t req, struct cfs_inode *in, int fd)
 {
 	struct stat st;
 
 	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		fuse_reply_err(req, errno);
 	else
-		fuse_reply_attr(req, &st, cfs_of(req)->attr_timeout);
+		fuse_reply_attr(req, &st, dcache_ttl(cfs_of(req), in));
 }
 
 static void reply_attr(fuse_req_t req, struct cfs_inode *in)
@@ -51,7 +82,7 @@ static void reply_attr(fuse_req_t req, struct cfs_inode *in)
 		fuse_reply_err(req, -fd);
 		return;
 	}
-	reply_attr_fd(req, fd);
+	reply_attr_fd(req, in, fd);
 	inode_unpin(&fs->nodes, in, fd);
 }
 
@@ -60,8 +91,8 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct cfs_inode *in = inode_get(&cfs_of(req)->nodes, ino);
 
-	if (fi && S_ISREG(in->type))
-		reply_attr_fd(req, fh_fd(fi));
+	if (fi && S_ISREG(in->type) && fh_fd(fi) >= 0)
+		reply_attr_fd(req, in, fh_fd(fi));
 	else
 		reply_attr(req, in);
 }
@@ -135,7 +166,7 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	/* Only regular files have a descriptor in fh (directories: a handle). */
-	int fd = fi && S_ISREG(in->type) ? fh_fd(fi) : -1;
+	int fd = fi && S_ISREG(in->type) ? fh_fd(fi) : -1;  /* -1: none */
 	int pfd = inode_pin(&fs->nodes, in), err;
 
 	if (pfd < 0) {
@@ -153,7 +184,7 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 	if (err < 0)
 		fuse_reply_err(req, -err);
 	else
-		reply_attr_fd(req, pfd);
+		reply_attr_fd(req, in, pfd);
 	inode_unpin(&fs->nodes, in, pfd);
 }
 
@@ -215,7 +246,16 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	bool writer = S_ISREG(in->type) && for_writing(fi->flags);
 	int fd;
 
+	if (fs->no_open) {
+		/* The kernel opens by itself from now on (fs/README.md, "File data"). */
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
 	fi->direct_io = inode_writer_open(&fs->nodes, in, writer);
+	/* Pages cached by earlier opens stay while a watch would tell of a
+	 * change behind our back (and the kernel drops them for one made
+	 * through the mount, or seen in new attributes). */
+	fi->keep_cache = !fi->direct_io && watch_covers(fs, in);
 	fi->noflush = file_noflush(fs, fi->flags);
 	/* The kernel never opens symlinks here; O_NOFOLLOW would refuse the
 	 * magic link inode_open goes through. */
@@ -226,7 +266,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			inode_writer_close(&fs->nodes, in);
 		return;
 	}
-	fi->fh = (uint64_t)fd | (writer ? FH_WRITER : 0);
+	fi->fh = fh_of(fd, writer);
 	if (fuse_reply_open(req, fi) != 0)
 		file_closed(fs, in, fi->fh);
 }
@@ -243,39 +283,57 @@ bool file_noflush(const struct cfs *fs, int flags)
 	return (flags & O_ACCMODE) == O_RDONLY || !fs->flush_writers;
 }
 
-/* fi->fh for a file op_create just made and opened as fd: a writer if so. */
+/* fi->fh for a file op_create just made and opened as fd (consumed). */
 uint64_t file_created(struct cfs *fs, struct cfs_inode *in, int fd, int flags)
 {
 	bool writer = for_writing(flags);
 
+	/* Without OPEN the kernel sends no RELEASE either, even for files it
+	 * created: such a file keeps no descriptor of ours (io_fd). */
+	if (fs->no_open) {
+		close(fd);
+		return 0;
+	}
 	if (writer)
 		inode_writer_open(&fs->nodes, in, true);
-	return (uint64_t)fd | (writer ? FH_WRITER : 0);
+	return fh_of(fd, writer);
 }
 
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
+	bool fresh;
+	int fd = io_fd(cfs_of(req), ino, fi, O_RDONLY, &fresh);
 
-	(void)ino;
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
 	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	buf.buf[0].fd = fh_fd(fi);
+	buf.buf[0].fd = fd;
 	buf.buf[0].pos = off;
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+	io_done(fd, fresh);
 }
 
 void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
 			 off_t off, struct fuse_file_info *fi)
 {
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in_buf));
+	bool fresh;
+	int fd = io_fd(cfs_of(req), ino, fi, O_WRONLY, &fresh);
 	ssize_t n;
 
-	(void)ino;
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	out.buf[0].fd = fh_fd(fi);
+	out.buf[0].fd = fd;
 	out.buf[0].pos = off;
 	n = fuse_buf_copy(&out, in_buf, 0);
+	io_done(fd, fresh);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
@@ -291,9 +349,16 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
  */
 void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int fd = dup(fh_fd(fi)), err = 0;
+	int fd, err = 0;
 
 	(void)ino;
+	/* Files opened without OPEN exist only where no FLUSH is needed: ENOSYS
+	 * tells the kernel never to send one again. */
+	if (fh_fd(fi) < 0) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
+	fd = dup(fh_fd(fi));
 	if (fd >= 0)
 		err = close(fd) < 0 ? errno : 0;
 	else if (errno == EMFILE || errno == ENFILE)
@@ -307,7 +372,10 @@ void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 /* Closes the open file fh of in, uncounting a writer. */
 void file_closed(struct cfs *fs, struct cfs_inode *in, uint64_t fh)
 {
-	close((int)(fh & 0xffffffffu));
+	int fd = (int)(fh & 0xffffffffu) - 1;
+
+	if (fd >= 0)
+		close(fd);
 	if (fh & FH_WRITER)
 		inode_writer_close(&fs->nodes, in);
 }
@@ -322,17 +390,31 @@ void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-	int fd = fh_fd(fi);
+	bool fresh;
+	int fd = io_fd(cfs_of(req), ino, fi, O_RDONLY, &fresh), err;
 
-	(void)ino;
-	fuse_reply_err(req, (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? errno : 0);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	err = (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? errno : 0;
+	io_done(fd, fresh);
+	fuse_reply_err(req, err);
 }
 
 void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
 			 struct fuse_file_info *fi)
 {
-	(void)ino;
-	fuse_reply_err(req, fallocate(fh_fd(fi), mode, off, len) < 0 ? errno : 0);
+	bool fresh;
+	int fd = io_fd(cfs_of(req), ino, fi, O_WRONLY, &fresh), err;
+
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	err = fallocate(fd, mode, off, len) < 0 ? errno : 0;
+	io_done(fd, fresh);
+	fuse_reply_err(req, err);
 }
 
 /*
@@ -433,6 +515,18 @@ void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
  * read trusted.* names); for a user store those of whoever may read the
  * object, as an unprivileged daemon's user could not read trusted.* ones.
  */
+/* The node table's figures and the cache mode: the text of the stats xattr. */
+static int cache_stats(struct cfs *fs, char *buf, size_t len)
+{
+	int n = inode_stats(&fs->nodes, buf, len), m;
+
+	if (n < 0)
+		return n;
+	m = snprintf(buf + n, len - (size_t)n, " cache %s timeout %g opens %s",
+		     watch_name(fs->watch), fs->timeout, fs->no_open ? "kernel" : "daemon");
+	return m < 0 || (size_t)m >= len - (size_t)n ? -ERANGE : n + m;
+}
+
 static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
 			size_t size)
 {
@@ -443,7 +537,7 @@ static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
 	if (flagstore_is(name, "index") && S_ISDIR(in->type))
 		n = dir_index_stats(fs, in, text, sizeof(text));
 	else if (flagstore_is(name, "stats") && in == fs->nodes.root)
-		n = inode_stats(&fs->nodes, text, sizeof(text));
+		n = cache_stats(fs, text, sizeof(text));
 	if (n < 0)
 		fuse_reply_err(req, -n);
 	else if (size == 0)

@@ -18,6 +18,7 @@
 
 #include "dir.h"
 #include "ops.h"
+#include "watch.h"
 
 /* A fresh descriptor for reading dir's entries, or -errno. */
 static int open_listing(struct cfs *fs, struct cfs_inode *dir)
@@ -72,6 +73,8 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	(void)fi;
 	if (fd >= 0) {
+		/* The kernel caches listings: changes to them must be noticed. */
+		watch_dir(fs, dir, fd);
 		n = fill(req, fs, dir, fd, buf, size, off);
 		close(fd);
 	}

@@ -58,7 +58,7 @@ static int canonicalize(char name[32])
 
 	if (strcmp(name, "none") == 0)
 		return 0;
-	if (cf_encoding_init(&enc, name, 0) < 0)
+	if (cf_encoding_load(&enc, name, 0) < 0)
 		return -ENOENT;
 	snprintf(name, 32, "%s", cf_encoding_name(&enc));
 	return 0;

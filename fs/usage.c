@@ -38,6 +38,24 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "flags: trusted (trusted.* xattrs, root only; the\n"
 	  "default for root) or user (user.* xattrs; the\n"
 	  "default for other users, and mountable by both)" },
+	{ "cache", "MODE",
+	  "how changes made in the backing tree behind the\n"
+	  "daemon's back are noticed: fanotify (root: one\n"
+	  "mark on the backing filesystem), inotify (a watch\n"
+	  "per directory), timeout (not at all), or auto\n"
+	  "(the default: the first of these that works).\n"
+	  "What is watched is cached by the kernel until it\n"
+	  "changes; the rest for the timeout" },
+	{ "timeout", "SECONDS",
+	  "how long the kernel may cache entries, attributes\n"
+	  "and data that no watch covers (default 1): the\n"
+	  "bound on how late an unwatched change shows" },
+	{ "opens", "WHO",
+	  "daemon (the default): every open asks the daemon,\n"
+	  "which keeps reads exact while another process\n"
+	  "truncates and rewrites the file; kernel: opens\n"
+	  "cost no request (local backing filesystems only),\n"
+	  "but such a read can return zeros (casefoldfs(8))" },
 	{ NULL, NULL, NULL },
 };
 

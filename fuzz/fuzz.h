@@ -43,7 +43,7 @@ static inline int fuzz_split(const uint8_t *data, size_t size, struct fuzz_input
 		return 0;
 	while (cf_encoding_list(n))
 		n++;
-	if (cf_encoding_init(&in->enc, cf_encoding_list(data[0] % n), data[1] & 3))
+	if (cf_encoding_load(&in->enc, cf_encoding_list(data[0] % n), data[1] & 3))
 		abort();
 	in->a = (const char *)data + 2;
 	in->alen = size - 2;

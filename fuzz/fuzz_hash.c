@@ -21,13 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (alg > 5)
 		alg = 1;
 	ssize_t n = cf_casefold(&in.enc, in.a, in.alen, folded, sizeof(folded));
-	FUZZ_ASSERT(cf_ext4_dirhash(alg, seed, in.a, in.alen, &in.enc, &maj, &min) == 0, "dirhash");
+	FUZZ_ASSERT(cf_ext4_name_hash(&in.enc, alg, seed, in.a, in.alen, &maj, &min) == 0, "dirhash");
 	/* Linux hashes the folded bytes when they fit its 4,096-byte buffer
 	 * with a NUL, the raw ones otherwise. */
 	if (n >= 0 && n < 4096)
-		cf_ext4_dirhash(alg, seed, folded, (size_t)n, NULL, &rmaj, &rmin);
+		cf_ext4_name_hash(NULL, alg, seed, folded, (size_t)n, &rmaj, &rmin);
 	else
-		cf_ext4_dirhash(alg, seed, in.a, in.alen, NULL, &rmaj, &rmin);
+		cf_ext4_name_hash(NULL, alg, seed, in.a, in.alen, &rmaj, &rmin);
 	FUZZ_ASSERT(maj == rmaj && min == rmin, "dirhash of folded bytes");
 	if (n >= 0) {
 		/* Where refolding is stable, the hash of the name is the hash

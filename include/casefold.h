@@ -1,7 +1,10 @@
 /*
  * libcasefold — Linux fs/unicode name folding and comparison, in user space.
  *
- * Everything the library exports is declared here, with the prefix cf_.
+ * Everything the library exports is declared here (and in casefold_ext4.h),
+ * marked CF_API, with the prefix cf_.  The library's private functions that
+ * its files share are named cfi_; static inline helpers and the generated
+ * tables keep cf_ but live in lib/ only, hidden from the shared library.
  *
  * Two normalization forms, exactly as the kernel defines them:
  *   nfdi    canonical decomposition (NFD; Hangul decomposed algorithmically;
@@ -55,16 +58,44 @@
 extern "C" {
 #endif
 
-/* API version of this header (the soname is set in the Makefile). */
+/*
+ * API version of this header: MINOR grows when functions, flags or
+ * encodings are added, PATCH for fixes; 1.0.0 will be the first API kept
+ * stable (semantic versioning from then on).
+ *
+ * ABI policy.  The shared library is libcasefold.so.0 (SOMAJOR in the
+ * Makefile) and every symbol carries the version node CASEFOLD_0
+ * (lib/libcasefold.map).  The soname changes — to libcasefold.so.1 at 1.0,
+ * later whenever it must — only when a program built against an earlier
+ * release of the same soname could break:
+ *   - an exported function removed, or its arguments, return values or
+ *     meaning changed (including the bytes it produces for any input);
+ *   - a constant, flag or enum value renumbered;
+ *   - the size or alignment of cf_encoding or cf_cursor changed;
+ *   - the hash values of cf_casefold_hash / cf_name_hash changed.
+ * Adding functions, flags, constants or encodings does not change it.  A
+ * renamed function therefore stays exported under its old name, declared
+ * at the end of this header and marked deprecated, until the next soname
+ * change drops it.  tests/install/install.sh checks the soname and that the
+ * library exports exactly the CF_API functions of these headers.
+ */
 #define CF_VERSION_MAJOR 0
-#define CF_VERSION_MINOR 1
+#define CF_VERSION_MINOR 2
 #define CF_VERSION_PATCH 0
-#define CF_VERSION_STRING "0.1.0"
+#define CF_VERSION_STRING "0.2.0"
 
 #if defined(CF_BUILDING_LIBRARY) && defined(__GNUC__)
 #define CF_API __attribute__((visibility("default")))
 #else
 #define CF_API
+#endif
+
+/* Uses of a deprecated name warn, naming its replacement, unless
+ * CF_ALLOW_DEPRECATED is defined (for code not migrated yet). */
+#if defined(__GNUC__) && !defined(CF_ALLOW_DEPRECATED)
+#define CF_DEPRECATED(replacement) __attribute__((deprecated("use " replacement)))
+#else
+#define CF_DEPRECATED(replacement)
 #endif
 
 /*
@@ -77,7 +108,7 @@ extern "C" {
 
 /* ---- Encodings ---------------------------------------------------------- */
 
-/* Flags for cf_encoding_init(). */
+/* Flags for cf_encoding_load(). */
 #define CF_STRICT           0x1u /* unfoldable names are errors, not opaque bytes */
 #define CF_KEEP_IGNORABLES  0x2u /* Default_Ignorable code points are ordinary */
 
@@ -93,7 +124,7 @@ typedef struct cf_encoding {
  * with the given flags.  Returns 0, -ENOENT for an unknown name or -EINVAL
  * for unknown flags.
  */
-CF_API int cf_encoding_init(cf_encoding *enc, const char *name, unsigned flags);
+CF_API int cf_encoding_load(cf_encoding *enc, const char *name, unsigned flags);
 
 /* Canonical name of a loaded encoding: "utf8-12.1.0" or "ascii". */
 CF_API const char *cf_encoding_name(const cf_encoding *enc);
@@ -132,22 +163,24 @@ CF_API ssize_t cf_casefold(const cf_encoding *enc, const char *s, size_t len,
 			   char *dst, size_t dlen);
 
 /*
- * Compare nfdi (cf_strcmp) or nfdicf (cf_strcasecmp) of two names by
- * streaming, stopping at the first difference.  0 equal, 1 different,
- * -EINVAL if either is invalid before a difference was found.
+ * Whether nfdi (cf_normalize_equal) or nfdicf (cf_casefold_equal) of two
+ * names are equal, by streaming, stopping at the first difference.  Like
+ * cf_name_match: 1 equal, 0 different, -EINVAL if either is invalid before
+ * a difference was found.  (Equality only: no directory sorts names by
+ * these forms, so an order would have no use.)
  */
-CF_API int cf_strcmp(const cf_encoding *enc, const char *a, size_t alen,
-		     const char *b, size_t blen);
-CF_API int cf_strcasecmp(const cf_encoding *enc, const char *a, size_t alen,
-			 const char *b, size_t blen);
+CF_API int cf_normalize_equal(const cf_encoding *enc, const char *a, size_t alen,
+			      const char *b, size_t blen);
+CF_API int cf_casefold_equal(const cf_encoding *enc, const char *a, size_t alen,
+			     const char *b, size_t blen);
 
-/* As cf_strcasecmp, where folded is already the output of cf_casefold. */
-CF_API int cf_strcasecmp_folded(const cf_encoding *enc, const char *folded,
-				size_t flen, const char *b, size_t blen);
+/* As cf_casefold_equal, where folded is already the output of cf_casefold. */
+CF_API int cf_casefold_equal_folded(const cf_encoding *enc, const char *folded,
+				    size_t flen, const char *b, size_t blen);
 
 /*
  * 64-bit hash of nfdicf(s) computed without a buffer: names that compare
- * equal under cf_strcasecmp hash equal.  Returns 0 or -EINVAL.  The hash is
+ * equal under cf_casefold_equal hash equal.  Returns 0 or -EINVAL.  The hash is
  * SipHash-2-4 of the folded bytes, with the given 128-bit key (the unkeyed
  * call uses a zero key); it will not change within a major version.  Use a
  * secret random key where an adversary chooses the names (hash tables).
@@ -187,14 +220,16 @@ enum cf_form {
 	CF_NFDICF = 1,
 };
 
-/* State of a streaming normalization; fields are private. */
+/*
+ * State of a streaming normalization: storage the caller provides (on the
+ * stack, say) and only the library reads.  Its size and alignment are ABI;
+ * what the library keeps in it is not, and may change in any release.
+ */
 typedef struct cf_cursor {
-	const unsigned char *s, *p, *ss, *sp;
-	size_t len, slen;
-	const void *tables;
-	int16_t ccc, nccc;
-	uint8_t age, form, kind, keep;
-	unsigned char hangul[12];
+	const void *private_ptr[5];
+	size_t private_size[2];
+	int16_t private_short[2];
+	uint8_t private_byte[16];
 } cf_cursor;
 
 /* Start normalizing s.  Returns 0, or -EINVAL if s starts with a
@@ -207,6 +242,22 @@ CF_API int cf_cursor_next(cf_cursor *cur);
 
 /* Message for a negative return value of this library. */
 CF_API const char *cf_strerror(int err);
+
+/* ---- Deprecated: the names of 0.1, until the soname changes ------------ */
+
+/* cf_encoding_load. */
+CF_API int cf_encoding_init(cf_encoding *enc, const char *name, unsigned flags)
+	CF_DEPRECATED("cf_encoding_load");
+
+/* cf_normalize_equal, cf_casefold_equal and cf_casefold_equal_folded, but
+ * 0 equal, 1 different, -EINVAL. */
+CF_API int cf_strcmp(const cf_encoding *enc, const char *a, size_t alen,
+		     const char *b, size_t blen) CF_DEPRECATED("cf_normalize_equal");
+CF_API int cf_strcasecmp(const cf_encoding *enc, const char *a, size_t alen,
+			 const char *b, size_t blen) CF_DEPRECATED("cf_casefold_equal");
+CF_API int cf_strcasecmp_folded(const cf_encoding *enc, const char *folded,
+				size_t flen, const char *b, size_t blen)
+	CF_DEPRECATED("cf_casefold_equal_folded");
 
 #ifdef __cplusplus
 }

@@ -52,19 +52,20 @@ enum cf_ext4_hash {
 };
 
 /*
- * The ext4 directory hash of a name.  seed is the superblock's s_hash_seed
- * as four host-order words (NULL or all zero: the default seed).  With enc
- * non-NULL the name lives in a casefolded directory: its nfdicf form is
- * hashed, or — as Linux does for a name it cannot fold (invalid UTF-8 in a
- * non-strict filesystem) — its raw bytes.  (e2fsprogs 1.47's ext2fs_dirhash2
- * fails with -ENAMETOOLONG there instead.)
- * Returns 0, or -EINVAL for an unknown algorithm.
+ * The ext4 directory hash of a name.  enc is the file system's encoding
+ * when the name lives in a casefolded directory, NULL otherwise: then its
+ * nfdicf form is hashed, or — as Linux does for a name it cannot fold
+ * (invalid UTF-8 in a non-strict filesystem) — its raw bytes.  (e2fsprogs
+ * 1.47's ext2fs_dirhash2 fails with -ENAMETOOLONG there instead.)  seed is
+ * the superblock's s_hash_seed as four host-order words (NULL or all zero:
+ * the default seed).  Returns 0, or -EINVAL for an unknown algorithm.
  */
-CF_API int cf_ext4_dirhash(enum cf_ext4_hash alg, const uint32_t seed[4], const char *name,
-			   size_t len, const cf_encoding *enc, uint32_t *major, uint32_t *minor);
+CF_API int cf_ext4_name_hash(const cf_encoding *enc, enum cf_ext4_hash alg,
+			     const uint32_t seed[4], const char *name, size_t len,
+			     uint32_t *major, uint32_t *minor);
 
 /*
- * The seed cf_ext4_dirhash takes, from the 16 bytes of s_hash_seed (also
+ * The seed cf_ext4_name_hash takes, from the 16 bytes of s_hash_seed (also
  * the UUID that dumpe2fs prints as "Directory Hash Seed"): Linux reads them
  * as four little-endian words, whatever the host's byte order.
  */
@@ -77,6 +78,12 @@ CF_API void cf_ext4_hash_seed(const unsigned char bytes[16], uint32_t seed[4]);
  */
 CF_API int cf_ext4_encoding_load(cf_encoding *enc, uint16_t magic, uint16_t flags);
 CF_API int cf_ext4_encoding_magic(const cf_encoding *enc, uint16_t *magic, uint16_t *flags);
+
+/* Deprecated (casefold.h: ABI policy): cf_ext4_name_hash with the encoding
+ * fifth, as 0.1 had it. */
+CF_API int cf_ext4_dirhash(enum cf_ext4_hash alg, const uint32_t seed[4], const char *name,
+			   size_t len, const cf_encoding *enc, uint32_t *major, uint32_t *minor)
+	CF_DEPRECATED("cf_ext4_name_hash");
 
 #ifdef __cplusplus
 }

@@ -42,7 +42,7 @@ struct leaf {
 static const unsigned char empty[1];
 
 /* Look up the character at s; 0 if the bytes there are not a character. */
-static int lookup(cf_cursor *cur, const unsigned char *s, size_t len, struct leaf *lf)
+static int lookup(struct cfi_cursor *cur, const unsigned char *s, size_t len, struct leaf *lf)
 {
 	uint32_t c;
 
@@ -65,7 +65,7 @@ static int lookup(cf_cursor *cur, const unsigned char *s, size_t len, struct lea
 	return 1;
 }
 
-int cf_cursor_start(cf_cursor *cur, const cf_encoding *enc, enum cf_form form,
+int cfi_cursor_start(struct cfi_cursor *cur, const cf_encoding *enc, enum cf_form form,
 		    const char *s, size_t len)
 {
 	cur->s = (const unsigned char *)s;
@@ -83,7 +83,7 @@ int cf_cursor_start(cf_cursor *cur, const cf_encoding *enc, enum cf_form form,
 	return 0;
 }
 
-static int ascii_next(cf_cursor *cur)
+static int ascii_next(struct cfi_cursor *cur)
 {
 	unsigned char c;
 
@@ -99,7 +99,7 @@ static int ascii_next(cf_cursor *cur)
 }
 
 /* Advance past the character at s during a scan. */
-static void skip_char(cf_cursor *cur)
+static void skip_char(struct cfi_cursor *cur)
 {
 	size_t n = cf_utf8_clen(*cur->s);
 
@@ -108,7 +108,7 @@ static void skip_char(cf_cursor *cur)
 	cur->s += n;
 }
 
-int cf_cursor_next(cf_cursor *cur)
+int cfi_cursor_next(struct cfi_cursor *cur)
 {
 	struct leaf lf;
 	int ccc;
@@ -199,4 +199,23 @@ mismatch:
 			cur->slen = 0;
 		}
 	}
+}
+
+/* A cf_cursor is storage for a struct cfi_cursor: callers allocate it, only
+ * the library reads it, and only its size and alignment are ABI. */
+_Static_assert(sizeof(struct cfi_cursor) <= sizeof(cf_cursor) &&
+		       _Alignof(struct cfi_cursor) <= _Alignof(cf_cursor),
+	       "struct cfi_cursor outgrew cf_cursor: an ABI change (casefold.h)");
+
+int cf_cursor_init(cf_cursor *cur, const cf_encoding *enc, enum cf_form form,
+		   const char *s, size_t len)
+{
+	if (!cur || !enc || (!s && len) || (form != CF_NFDI && form != CF_NFDICF))
+		return -EINVAL;
+	return cfi_cursor_start((struct cfi_cursor *)cur, enc, form, s ? s : "", len);
+}
+
+int cf_cursor_next(cf_cursor *cur)
+{
+	return cfi_cursor_next((struct cfi_cursor *)cur);
 }

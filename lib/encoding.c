@@ -32,7 +32,7 @@ static unsigned age_of(const char *v)
 	return 0;
 }
 
-int cf_encoding_init(cf_encoding *enc, const char *name, unsigned flags)
+int cf_encoding_load(cf_encoding *enc, const char *name, unsigned flags)
 {
 	unsigned age;
 
@@ -75,7 +75,7 @@ int cf_encoding_is_supported(const char *name)
 {
 	cf_encoding enc;
 
-	return cf_encoding_init(&enc, name, 0) == 0;
+	return cf_encoding_load(&enc, name, 0) == 0;
 }
 
 const char *cf_encoding_latest(void)

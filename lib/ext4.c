@@ -154,8 +154,8 @@ static int raw_dirhash(enum cf_ext4_hash alg, const uint32_t seed[4], const char
 	return 0;
 }
 
-int cf_ext4_dirhash(enum cf_ext4_hash alg, const uint32_t seed[4], const char *name, size_t len,
-		    const cf_encoding *enc, uint32_t *major, uint32_t *minor)
+int cf_ext4_name_hash(const cf_encoding *enc, enum cf_ext4_hash alg, const uint32_t seed[4],
+		      const char *name, size_t len, uint32_t *major, uint32_t *minor)
 {
 	/* Linux folds into a PATH_MAX buffer, NUL-terminated, and hashes the
 	 * raw name when folding fails for any reason — a result of 4,096 bytes
@@ -183,7 +183,7 @@ int cf_ext4_encoding_load(cf_encoding *enc, uint16_t magic, uint16_t flags)
 		return -ENOENT;
 	if (flags & CF_EXT4_ENC_STRICT_FL)
 		f |= CF_STRICT;
-	return cf_encoding_init(enc, "utf8-12.1.0", f);
+	return cf_encoding_load(enc, "utf8-12.1.0", f);
 }
 
 int cf_ext4_encoding_magic(const cf_encoding *enc, uint16_t *magic, uint16_t *flags)

@@ -10,14 +10,6 @@
 #include "stream.h"
 #include "utf8.h"
 
-int cf_cursor_init(cf_cursor *cur, const cf_encoding *enc, enum cf_form form,
-		   const char *s, size_t len)
-{
-	if (!cur || !enc || (!s && len) || (form != CF_NFDI && form != CF_NFDICF))
-		return -EINVAL;
-	return cf_cursor_start(cur, enc, form, s ? s : "", len);
-}
-
 /* The kernel's validation: every character up to the first NUL must be
  * well-formed; a stray continuation byte is not a character. */
 int cf_validate(const cf_encoding *enc, const char *s, size_t len)
@@ -47,32 +39,32 @@ int cf_validate(const cf_encoding *enc, const char *s, size_t len)
 static ssize_t transform(const cf_encoding *enc, enum cf_form form, const char *s,
 			 size_t len, char *dst, size_t dlen)
 {
-	unsigned char tail[CF_STREAM_MIN];
-	struct cf_stream st;
+	unsigned char tail[CFI_STREAM_MIN];
+	struct cfi_stream st;
 	size_t n = 0;
 	ssize_t k;
 
 	if (!enc || (!s && len) || (!dst && dlen))
 		return -EINVAL;
 	if (dlen >= len && len) {
-		n = cf_ascii_prefix((const unsigned char *)s, len, (unsigned char *)dst,
+		n = cfi_ascii_prefix((const unsigned char *)s, len, (unsigned char *)dst,
 				    form == CF_NFDICF);
 		if (n == len || !s[n])
 			return (ssize_t)n;
 	}
-	if ((k = cf_stream_start(&st, enc, form, s ? s : "", len)))
+	if ((k = cfi_stream_start(&st, enc, form, s ? s : "", len)))
 		return k;
-	cf_stream_skip(&st, n);
-	while (dlen - n >= CF_STREAM_MIN) {
-		if ((k = cf_stream_fill(&st, (unsigned char *)dst + n, dlen - n)) < 0)
+	cfi_stream_skip(&st, n);
+	while (dlen - n >= CFI_STREAM_MIN) {
+		if ((k = cfi_stream_fill(&st, (unsigned char *)dst + n, dlen - n)) < 0)
 			return k;
 		n += (size_t)k;
 		if (st.done)
 			return (ssize_t)n;
 	}
-	while ((k = cf_stream_fill(&st, tail, sizeof(tail))) > 0) {
+	while ((k = cfi_stream_fill(&st, tail, sizeof(tail))) > 0) {
 		if ((size_t)k > dlen - n) {
-			while ((k = cf_stream_fill(&st, tail, sizeof(tail))) > 0)
+			while ((k = cfi_stream_fill(&st, tail, sizeof(tail))) > 0)
 				;
 			return k < 0 ? k : -ENAMETOOLONG;
 		}
@@ -132,7 +124,7 @@ static int cursor_accepts(const cf_encoding *enc, const char *s, size_t len)
 
 /* A stream read through a buffer, for comparisons. */
 struct reader {
-	struct cf_stream st;
+	struct cfi_stream st;
 	unsigned char buf[64];
 	size_t pos, end;
 	size_t want; /* how much to fill: little at first, to stop early */
@@ -142,7 +134,7 @@ struct reader {
 static ssize_t refill(struct reader *r)
 {
 	if (r->pos == r->end) {
-		ssize_t k = cf_stream_fill(&r->st, r->buf, r->want);
+		ssize_t k = cfi_stream_fill(&r->st, r->buf, r->want);
 		if (k <= 0)
 			return k;
 		r->want = sizeof(r->buf);
@@ -152,83 +144,85 @@ static ssize_t refill(struct reader *r)
 	return (ssize_t)(r->end - r->pos);
 }
 
-/* Compare two streams a buffer at a time: 0 equal, 1 different, -EINVAL. */
-static int compare(struct reader *a, struct reader *b)
+/* Compare two streams a buffer at a time: 1 equal, 0 different, -EINVAL. */
+static int same(struct reader *a, struct reader *b)
 {
 	for (;;) {
 		ssize_t ka = refill(a), kb = refill(b);
 		if (ka < 0 || kb < 0)
 			return -EINVAL;
 		if (!ka || !kb)
-			return ka == kb ? 0 : 1;
+			return ka == kb;
 		size_t k = (size_t)(ka < kb ? ka : kb);
 		if (memcmp(a->buf + a->pos, b->buf + b->pos, k))
-			return 1;
+			return 0;
 		a->pos += k;
 		b->pos += k;
 	}
 }
 
-static int cmp_form(const cf_encoding *enc, enum cf_form form, const char *a, size_t alen,
-		    const char *b, size_t blen)
+static int equal_form(const cf_encoding *enc, enum cf_form form, const char *a, size_t alen,
+		      const char *b, size_t blen)
 {
 	struct reader ra, rb;
 	size_t i = 0;
 
 	/* Exact bytes first: equal whenever the cursor would accept them. */
 	if (alen == blen && (a == b || !memcmp(a, b, alen)))
-		return cursor_accepts(enc, a, alen) ? 0 : -EINVAL;
+		return cursor_accepts(enc, a, alen) ? 1 : -EINVAL;
 	/* Then the common ASCII prefix, whose output is byte for byte. */
 	while (i < alen && i < blen) {
 		size_t m = alen - i < blen - i ? alen - i : blen - i;
 		if (m > sizeof(ra.buf))
 			m = sizeof(ra.buf);
-		size_t na = cf_ascii_prefix((const unsigned char *)a + i, m, ra.buf, form == CF_NFDICF);
-		size_t nb = cf_ascii_prefix((const unsigned char *)b + i, m, rb.buf, form == CF_NFDICF);
+		size_t na = cfi_ascii_prefix((const unsigned char *)a + i, m, ra.buf, form == CF_NFDICF);
+		size_t nb = cfi_ascii_prefix((const unsigned char *)b + i, m, rb.buf, form == CF_NFDICF);
 		size_t k = na < nb ? na : nb;
 		if (memcmp(ra.buf, rb.buf, k))
-			return 1;
+			return 0;
 		i += k;
 		if (na != m || nb != m)
 			break;
 	}
-	if (cf_stream_start(&ra.st, enc, form, a, alen) || cf_stream_start(&rb.st, enc, form, b, blen))
+	if (cfi_stream_start(&ra.st, enc, form, a, alen) || cfi_stream_start(&rb.st, enc, form, b, blen))
 		return -EINVAL;
-	cf_stream_skip(&ra.st, i);
-	cf_stream_skip(&rb.st, i);
+	cfi_stream_skip(&ra.st, i);
+	cfi_stream_skip(&rb.st, i);
 	ra.pos = ra.end = rb.pos = rb.end = 0;
-	ra.want = rb.want = CF_STREAM_MIN;
-	return compare(&ra, &rb);
+	ra.want = rb.want = CFI_STREAM_MIN;
+	return same(&ra, &rb);
 }
 
-int cf_strcmp(const cf_encoding *enc, const char *a, size_t alen, const char *b, size_t blen)
+int cf_normalize_equal(const cf_encoding *enc, const char *a, size_t alen, const char *b,
+		       size_t blen)
 {
-	return cmp_form(enc, CF_NFDI, a, alen, b, blen);
+	return equal_form(enc, CF_NFDI, a, alen, b, blen);
 }
 
-int cf_strcasecmp(const cf_encoding *enc, const char *a, size_t alen, const char *b, size_t blen)
+int cf_casefold_equal(const cf_encoding *enc, const char *a, size_t alen, const char *b,
+		      size_t blen)
 {
-	return cmp_form(enc, CF_NFDICF, a, alen, b, blen);
+	return equal_form(enc, CF_NFDICF, a, alen, b, blen);
 }
 
-int cf_strcasecmp_folded(const cf_encoding *enc, const char *folded, size_t flen,
-			 const char *b, size_t blen)
+int cf_casefold_equal_folded(const cf_encoding *enc, const char *folded, size_t flen,
+			     const char *b, size_t blen)
 {
 	unsigned char buf[64];
-	struct cf_stream st;
+	struct cfi_stream st;
 	ssize_t k;
 
-	if (cf_stream_start(&st, enc, CF_NFDICF, b, blen))
+	if (cfi_stream_start(&st, enc, CF_NFDICF, b, blen))
 		return -EINVAL;
-	while ((k = cf_stream_fill(&st, buf, sizeof(buf))) > 0) {
+	while ((k = cfi_stream_fill(&st, buf, sizeof(buf))) > 0) {
 		if ((size_t)k > flen || memcmp(folded, buf, (size_t)k))
-			return 1;
+			return 0;
 		folded += k;
 		flen -= (size_t)k;
 	}
 	if (k < 0)
 		return -EINVAL;
-	return flen ? 1 : 0;
+	return flen == 0;
 }
 
 /* The key of the unkeyed hashes. */
@@ -244,7 +238,7 @@ int cf_casefold_hash_keyed(const cf_encoding *enc, const uint64_t key[2], const 
 {
 	unsigned char buf[64];
 	struct cf_hasher hs;
-	struct cf_stream st;
+	struct cfi_stream st;
 	ssize_t k;
 
 	size_t i = 0;
@@ -253,7 +247,7 @@ int cf_casefold_hash_keyed(const cf_encoding *enc, const uint64_t key[2], const 
 	/* ASCII a buffer at a time while it lasts. */
 	while (i < len) {
 		size_t m = len - i < sizeof(buf) ? len - i : sizeof(buf);
-		size_t n = cf_ascii_prefix((const unsigned char *)s + i, m, buf, 1);
+		size_t n = cfi_ascii_prefix((const unsigned char *)s + i, m, buf, 1);
 		cf_hash_bytes(&hs, buf, n);
 		i += n;
 		if (n != m)
@@ -263,11 +257,11 @@ int cf_casefold_hash_keyed(const cf_encoding *enc, const uint64_t key[2], const 
 		*hash = cf_hash_final(&hs);
 		return 0;
 	}
-	if (cf_stream_start(&st, enc, CF_NFDICF, s, len))
+	if (cfi_stream_start(&st, enc, CF_NFDICF, s, len))
 		return -EINVAL;
-	cf_stream_skip(&st, i);
+	cfi_stream_skip(&st, i);
 	do {
-		if ((k = cf_stream_fill(&st, buf, sizeof(buf))) < 0)
+		if ((k = cfi_stream_fill(&st, buf, sizeof(buf))) < 0)
 			return -EINVAL;
 		cf_hash_bytes(&hs, buf, (size_t)k);
 	} while (!st.done);
@@ -292,7 +286,7 @@ int cf_name_match(const cf_encoding *enc, const char *a, size_t alen, const char
 		return 1;
 	/* A name that cannot be folded is opaque bytes, already found
 	 * different. */
-	return cf_strcasecmp(enc, a, alen, b, blen) == 0;
+	return cf_casefold_equal(enc, a, alen, b, blen) == 1;
 }
 
 int cf_name_hash(const cf_encoding *enc, const char *s, size_t len, uint64_t *hash)

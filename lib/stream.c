@@ -24,16 +24,16 @@
 #include "tables.h"
 #include "utf8.h"
 
-_Static_assert(CF_MAP_MAX <= CF_STREAM_MIN, "a mapping must fit in one piece");
+_Static_assert(CF_MAP_MAX <= CFI_STREAM_MIN, "a mapping must fit in one piece");
 
 #define ONES 0x0101010101010101ull
 #define HIGHS 0x8080808080808080ull
 
-int cf_stream_start(struct cf_stream *st, const cf_encoding *enc, enum cf_form form,
+int cfi_stream_start(struct cfi_stream *st, const cf_encoding *enc, enum cf_form form,
 		    const char *s, size_t len)
 {
 	st->slow = st->done = 0;
-	return cf_cursor_start(&st->cur, enc, form, s, len);
+	return cfi_cursor_start(&st->cur, enc, form, s, len);
 }
 
 /* Eight ASCII bytes, none NUL, lower-cased if fold: 1 if done. */
@@ -54,13 +54,13 @@ static int ascii8(const unsigned char *s, unsigned char *out, int fold)
 }
 
 /* One piece from the cursor, until it is back outside a run. */
-static ssize_t slow_fill(struct cf_stream *st, unsigned char *buf, size_t cap)
+static ssize_t slow_fill(struct cfi_stream *st, unsigned char *buf, size_t cap)
 {
-	cf_cursor *cur = &st->cur;
+	struct cfi_cursor *cur = &st->cur;
 	size_t n = 0;
 
 	while (n < cap) {
-		int c = cf_cursor_next(cur);
+		int c = cfi_cursor_next(cur);
 		if (c <= 0) {
 			if (c < 0)
 				return c;
@@ -89,7 +89,7 @@ static size_t ascii_run(const unsigned char *s, size_t len, unsigned char *out, 
 	return i;
 }
 
-size_t cf_ascii_prefix(const unsigned char *s, size_t len, unsigned char *out, int fold)
+size_t cfi_ascii_prefix(const unsigned char *s, size_t len, unsigned char *out, int fold)
 {
 	size_t i = 0;
 
@@ -103,7 +103,7 @@ size_t cf_ascii_prefix(const unsigned char *s, size_t len, unsigned char *out, i
 	return i;
 }
 
-void cf_stream_skip(struct cf_stream *st, size_t n)
+void cfi_stream_skip(struct cfi_stream *st, size_t n)
 {
 	st->cur.s += n;
 	st->cur.len -= n;
@@ -116,7 +116,7 @@ void cf_stream_skip(struct cf_stream *st, size_t n)
  * Returns how many bytes of s were used; out has room for 2 * (len / 2).
  */
 static size_t two_byte_run(const unsigned char *s, size_t len, unsigned char *out, size_t room,
-			   const cf_cursor *cur, size_t *written)
+			   const struct cfi_cursor *cur, size_t *written)
 {
 	const uint8_t flat = cur->form == CF_NFDICF ? CF_F_CF_FLAT : CF_F_NFD_FLAT;
 	const uint8_t has_map = cur->form == CF_NFDICF ? CF_F_CF : CF_F_NFD;
@@ -159,8 +159,8 @@ enum next_kind {
 	NEEDS_CURSOR, /* anything else: let the kernel's algorithm decide */
 };
 
-static enum next_kind classify(const cf_cursor *cur, const unsigned char *s, size_t len, int *ccc,
-			       size_t *k)
+static enum next_kind classify(const struct cfi_cursor *cur, const unsigned char *s, size_t len,
+			       int *ccc, size_t *k)
 {
 	uint32_t c;
 
@@ -199,9 +199,9 @@ static int last_class(const unsigned char *map)
  * ends the run, the kernel's reordering changes nothing: write it all to out
  * (room bytes) and return the bytes of the name used; else return 0.
  */
-static size_t ordered_run(const cf_cursor *cur, const unsigned char *s, size_t len, size_t k,
-			  const unsigned char *piece, size_t plen, int last, unsigned char *out,
-			  size_t room)
+static size_t ordered_run(const struct cfi_cursor *cur, const unsigned char *s, size_t len,
+			  size_t k, const unsigned char *piece, size_t plen, int last,
+			  unsigned char *out, size_t room)
 {
 	size_t t = k;
 
@@ -225,9 +225,9 @@ static size_t ordered_run(const cf_cursor *cur, const unsigned char *s, size_t l
 	return t;
 }
 
-ssize_t cf_stream_fill(struct cf_stream *st, unsigned char *buf, size_t cap)
+ssize_t cfi_stream_fill(struct cfi_stream *st, unsigned char *buf, size_t cap)
 {
-	cf_cursor *cur = &st->cur;
+	struct cfi_cursor *cur = &st->cur;
 	const int fold = cur->form == CF_NFDICF, keep = cur->keep, age = cur->age;
 	const uint8_t has_map = fold ? CF_F_CF : CF_F_NFD, flat = fold ? CF_F_CF_FLAT : CF_F_NFD_FLAT;
 	const uint8_t tail = fold ? CF_F2_CF_TAIL : CF_F2_NFD_TAIL;
@@ -235,7 +235,7 @@ ssize_t cf_stream_fill(struct cf_stream *st, unsigned char *buf, size_t cap)
 	const unsigned char *s = cur->s;
 	size_t len = cur->len, n = 0;
 
-	while (n + CF_STREAM_MIN <= cap) {
+	while (n + CFI_STREAM_MIN <= cap) {
 		if (st->slow) {
 			cur->s = s, cur->len = len;
 			ssize_t k = slow_fill(st, buf + n, cap - n);

@@ -6,32 +6,32 @@
 
 #include "casefold.h"
 
-/* Room a caller must offer cf_stream_fill: the longest piece it writes. */
-#define CF_STREAM_MIN 16
+/* Room a caller must offer cfi_stream_fill: the longest piece it writes. */
+#define CFI_STREAM_MIN 16
 
-struct cf_stream {
-	cf_cursor cur; /* position in the name; the kernel's state inside runs */
+struct cfi_stream {
+	struct cfi_cursor cur; /* position in the name; the kernel's state inside runs */
 	int slow;      /* the cursor is inside a run of combining marks */
 	int done;      /* the end of the name was reached: no more bytes */
 };
 
 /* Start streaming s; -EINVAL if it starts with a continuation byte. */
-int cf_stream_start(struct cf_stream *st, const cf_encoding *enc, enum cf_form form,
+int cfi_stream_start(struct cfi_stream *st, const cf_encoding *enc, enum cf_form form,
 		    const char *s, size_t len);
 
-/* Write the next bytes of the result into buf[0..cap), cap >= CF_STREAM_MIN.
+/* Write the next bytes of the result into buf[0..cap), cap >= CFI_STREAM_MIN.
  * Returns how many (> 0), 0 at the end, or -EINVAL. */
-ssize_t cf_stream_fill(struct cf_stream *st, unsigned char *buf, size_t cap);
+ssize_t cfi_stream_fill(struct cfi_stream *st, unsigned char *buf, size_t cap);
 
 /*
  * The longest prefix of s made of ASCII bytes other than NUL, written to
  * out (room for len bytes) lower-cased if fold.  Such bytes are starters the
  * kernel emits at once, so the result's first bytes are exactly these, and
- * a stream may go on after them (cf_stream_skip).  Returns its length.
+ * a stream may go on after them (cfi_stream_skip).  Returns its length.
  */
-size_t cf_ascii_prefix(const unsigned char *s, size_t len, unsigned char *out, int fold);
+size_t cfi_ascii_prefix(const unsigned char *s, size_t len, unsigned char *out, int fold);
 
-/* Move a fresh stream past n bytes already produced by cf_ascii_prefix. */
-void cf_stream_skip(struct cf_stream *st, size_t n);
+/* Move a fresh stream past n bytes already produced by cfi_ascii_prefix. */
+void cfi_stream_skip(struct cfi_stream *st, size_t n);
 
 #endif

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 	count = strtoul(argv[2], NULL, 10);
 	bits = strtoul(argv[3], NULL, 10);
 	dirfd = open(argv[1], O_PATH | O_DIRECTORY);
-	if (dirfd < 0 || cf_encoding_init(&enc, "utf8-12.1.0", 0) < 0 || bits > 32) {
+	if (dirfd < 0 || cf_encoding_load(&enc, "utf8-12.1.0", 0) < 0 || bits > 32) {
 		fprintf(stderr, "collide: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}

@@ -94,6 +94,44 @@ requests "create" create ci/New.txt
 want "create" CREATE 1
 want "create" FLUSH 0
 [ -e "$B/ci/New.txt" ] || fail "create: nothing in the backing tree"
+# Where changes behind our back are watched (cache=auto: fanotify for
+# root, inotify for a user), what the kernel learnt outlives the unwatched
+# timeout: a warm stat by another spelling costs nothing (issue 20).
+quiet_stat() { stat "$@" >/dev/null; }
+quiet_stat ci/GAME.DAT ci/Sub   # warm again: the rewrite above moved the attributes
+sleep 1.2
+requests "warm stat, after the unwatched timeout" quiet_stat ci/GAME.DAT ci/Sub
+want "warm stat, after the unwatched timeout" LOOKUP 0
+want "warm stat, after the unwatched timeout" GETATTR 0
+
+# A warm git status in a casefolded work tree: git probes missing names in
+# .git, then creates and removes index.lock; none of that expires the
+# kernel's other dentries (fs/README.md, "The dentry epoch").
+if command -v git >/dev/null; then
+	mkdir ci/repo && cd ci/repo && git init -q && for i in $(seq 100); do echo "$i" >"f$i"; done &&
+		git add . && git -c user.email=t@t -c user.name=t commit -qm t || fail "git setup"
+	# Past the racy-git second, so that status leaves the index alone.
+	sleep 1.1 && git status >/dev/null && git status >/dev/null && sleep 0.5
+	cd "$M" || fail "cd"
+	requests "warm git status" git -C ci/repo status --porcelain
+	# At most index.lock, whose dentry its unlink left uncached.
+	[ "$(count LOOKUP)" -le 1 ] || fail "warm git status: $(count LOOKUP) LOOKUP"
+fi
+cd /
+cfs_umount
+
+# With -o opens=kernel an open costs no request at all: Wine's open is its
+# STATFS alone, and a second read of a file comes from the kernel's cache.
+cfs_mount -d -o opens=kernel
+cd "$M" || fail "cd"
+cat ci/Sub/../Game.dat >/dev/null   # the first OPEN and FLUSH, answered ENOSYS: the last ones
+requests "kernel opens: open by another spelling, twice" wine_open ci/GAME.DAT
+for o in OPEN RELEASE FLUSH; do want "kernel opens: open by another spelling, twice" "$o" 0; done
+want "kernel opens: open by another spelling, twice" STATFS 2
+read_twice() { cat "$1" "$1" >/dev/null; }
+requests "kernel opens: read twice" read_twice ci/Game.dat
+want "kernel opens: read twice" READ 1
+want "kernel opens: read twice" OPEN 0
 cd /
 cfs_umount
 echo "requests: ok"

@@ -22,21 +22,13 @@ chmod 0666 /dev/fuse || skip "cannot make /dev/fuse usable by users"
 # is userperms.sh), limits (tmpfs mounts), super (crosses modes itself),
 # index, scale and stress (long; stress_model and kill_stress cover the
 # random operations), differential (a VM).
-suites="fs/lookup fs/reserved fs/version fs/indexmem fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/killed
+suites="fs/lookup fs/reserved fs/version fs/indexmem fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/behind fs/killed
 	fs/hostile fs/stress_model fs/kill_stress clients/git clients/rsync_tar
 	clients/python_coreutils"
-status=0 ran=0
-for t in ${CF_UNPRIV_SUITES:-$suites}; do
-	if out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env CF_UNPRIV=1 HOME=/tmp "$tests/$t.sh" 2>&1); then
-		echo "ok   $t"
-		ran=$((ran + 1))
-	else
-		rc=$?
-		[ "$rc" = 77 ] && { echo "skip $t: $(echo "$out" | tail -n 1)"; continue; }
-		echo "FAIL $t (exit $rc)"; echo "$out" | tail -n 20 | sed 's/^/    | /'
-		status=1 ran=$((ran + 1))
-	fi
-done
-[ "$ran" -gt 0 ] || skip "every suite skipped"
-exit $status
+. "$tests/fs/suites.sh"
+AGAIN_AS=(setpriv --reuid=65534 --regid=65534 --clear-groups env CF_UNPRIV=1 HOME=/tmp)
+# shellcheck disable=SC2086  # the suites are words
+again ${CF_UNPRIV_SUITES:-$suites}
+rc=$?
+[ "$rc" != 77 ] || skip "every suite skipped"
+exit $rc

@@ -55,10 +55,10 @@ int main(void)
 	uint32_t major, minor;
 	ssize_t n;
 
-	if (cf_encoding_init(&enc, "utf8-12.1.0", 0) < 0)
+	if (cf_encoding_load(&enc, "utf8-12.1.0", 0) < 0)
 		return 1;
 	n = cf_casefold(&enc, "Stra\xc3\x9f" "e", 7, out, sizeof(out));
-	if (n < 0 || cf_ext4_dirhash(CF_EXT4_HASH_HALF_MD4, NULL, "a", 1, &enc, &major, &minor) < 0)
+	if (n < 0 || cf_ext4_name_hash(&enc, CF_EXT4_HASH_HALF_MD4, NULL, "a", 1, &major, &minor) < 0)
 		return 1;
 	printf("%.*s %s %d\n", (int)n, out, CF_VERSION_STRING,
 	       cf_name_match(&enc, "README", 6, "readme", 6));

@@ -51,8 +51,8 @@ static long check_dir(const char *dir, const char *version)
 	memset(ignorable, 0, sizeof(ignorable));
 	memset(listed, 0, sizeof(listed));
 	CHECK(ucd_property(dir, "Default_Ignorable_Code_Point", ignorable) == 0, "%s: no ignorables", dir);
-	CHECK(cf_encoding_init(&keep, version, CF_KEEP_IGNORABLES) == 0, "load %s", version);
-	CHECK(cf_encoding_init(&strip, version, 0) == 0, "load %s", version);
+	CHECK(cf_encoding_load(&keep, version, CF_KEEP_IGNORABLES) == 0, "load %s", version);
+	CHECK(cf_encoding_load(&strip, version, 0) == 0, "load %s", version);
 
 	while (fgets(line, sizeof(line), u.f)) {
 		char *col[5], in[512], want[512], got[1024];
