@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -221,4 +222,49 @@ void caller_caps_end(struct caller_caps *saved)
 	/* The permitted set never changed, so raising them again cannot fail. */
 	if (saved->changed)
 		caps_set(&saved->sets);
+}
+
+/*
+ * An ioctl whose rule is ext4's inode_owner_or_capable (FS_IOC_SETVERSION):
+ * the owner of the object, as the mount reports it, or a caller with
+ * CAP_FOWNER.  The kernel leaves raw ioctls to us, so the daemon checks the
+ * owner of the object fd is on (an unprivileged daemon's backing kernel
+ * would only see the daemon's own files), then acts with the caller's
+ * filesystem identity and without CAP_FOWNER, so that a root daemon's
+ * backing kernel checks again, in the call that acts, against the object
+ * as it is then.  A caller with CAP_FOWNER is served as the daemon.
+ */
+int caller_ioctl_owner(fuse_req_t req, int fd, unsigned long cmd, void *arg)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct caps_sets saved, cut;
+	struct fscreds creds;
+	struct stat st;
+	int err;
+
+	if (caller_capable(req, CAP_FOWNER))
+		return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_uid != ctx->uid)
+		return -EPERM;
+	err = caps_get(&saved);
+	if (err < 0)
+		return err;
+	/* A daemon that cannot take on another identity has no CAP_FOWNER
+	 * either: the owner check above is the whole rule. */
+	if (!caps_effective(&saved, CAP_SETUID) || !caps_effective(&saved, CAP_SETGID))
+		return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+	cut = saved;
+	caps_drop_effective(&cut, CAP_FOWNER);
+	err = become_caller(req, &creds);
+	if (err < 0)
+		return err;
+	err = caps_set(&cut);
+	if (err == 0)
+		err = ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+	become_daemon(&creds);
+	/* The fsuid's return raised what it had dropped; FOWNER too. */
+	caps_set(&saved);
+	return err;
 }

@@ -20,6 +20,7 @@ struct caller_caps {
 bool caller_capable(fuse_req_t req, int cap);
 int caller_caps_begin(fuse_req_t req, struct caller_caps *saved);
 void caller_caps_end(struct caller_caps *saved);
+int caller_ioctl_owner(fuse_req_t req, int fd, unsigned long cmd, void *arg);
 int caller_unlinkat(fuse_req_t req, int dfd, const struct stat *dst, const char *name,
 		    int flags);
 int caller_renameat2(fuse_req_t req, int dfd, const struct stat *dst, const char *from,

@@ -9,8 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -132,10 +135,14 @@ enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir)
 	return names_rule(&fs->names, dir->d->casefold);
 }
 
-/* The superblock's names are hidden at the root of the mount. */
+/*
+ * The superblock's names, and at a +F root every name equal to them under
+ * its rule, are hidden at the root of the mount (dir's lock held, or a
+ * listing, which reads the rule as it is).
+ */
 bool dir_hides(const struct cfs *fs, const struct cfs_inode *dir, const char *name)
 {
-	return dir == fs->nodes.root && super_reserved(name);
+	return dir == fs->nodes.root && super_reserved(&fs->names, dir_rule(fs, dir), name);
 }
 
 /*
@@ -195,7 +202,7 @@ static int build_index(const struct cfs *fs, struct cfs_inode *dir, enum cfs_rul
 
 	if (d->index)
 		return 0;
-	d->index = dirindex_new();
+	d->index = dirindex_new(&d->lock);
 	if (!d->index)
 		return -ENOMEM;
 	return dirindex_refresh(d->index, &fs->names, rule, d->fd, dir == fs->nodes.root, st);
@@ -230,6 +237,85 @@ static int check_dir(const struct cfs *fs, struct cfs_inode *dir)
 }
 
 /*
+ * Whether the mount mnt_id is a FUSE filesystem of another user than the
+ * daemon's (its user_id), from /proc/self/mountinfo.  Fails closed.
+ */
+static bool foreign_fuse(const struct cfs *fs, uint64_t mnt_id)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, want[40], *sep;
+	size_t cap = 0;
+	bool foreign = true;
+	unsigned long long id;
+
+	if (!f)
+		return true;
+	snprintf(want, sizeof(want), ",user_id=%u,", (unsigned)fs->euid);
+	while (getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%llu ", &id) != 1 || id != mnt_id)
+			continue;
+		sep = strstr(line, " - ");
+		if (sep && strncmp(sep + 3, "fuse", 4) == 0) {
+			/* the superblock's options, last: ",rw,user_id=N,...," */
+			char *opts = strrchr(sep, ' ');
+			size_t n = strcspn(opts + 1, "\n");
+			char *wrapped = malloc(n + 3);
+
+			if (wrapped) {
+				snprintf(wrapped, n + 3, ",%.*s,", (int)n, opts + 1);
+				foreign = !strstr(wrapped, want);
+				free(wrapped);
+			}
+		} else {
+			foreign = false;
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return foreign;
+}
+
+/*
+ * The attributes of the entry name of the directory dfd, as fstatat would
+ * give them — but never by entering a FUSE filesystem another user mounted
+ * on it (issue 24): such a filesystem can leave every call unanswered and
+ * hold the worker making it for as long as its owner likes.  statx with
+ * AT_STATX_DONT_SYNC answers from what the kernel has (FUSE sends nothing)
+ * and says whether the entry is a mount root; a foreign FUSE root is
+ * EACCES.  On a local backing filesystem that answer is the attributes;
+ * elsewhere (a network filesystem may hold old ones) they are read again.
+ */
+static int entry_stat(const struct cfs *fs, int dfd, const char *name, struct stat *st)
+{
+	struct statx x;
+
+	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+		  STATX_BASIC_STATS | STATX_MNT_ID, &x) < 0)
+		return -errno;
+	if ((x.stx_attributes_mask & x.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
+	    (!(x.stx_mask & STATX_MNT_ID) || foreign_fuse(fs, x.stx_mnt_id)))
+		return -EACCES;
+	if (fs->flush_writers)
+		return fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(x.stx_dev_major, x.stx_dev_minor);
+	st->st_ino = x.stx_ino;
+	st->st_mode = x.stx_mode;
+	st->st_nlink = x.stx_nlink;
+	st->st_uid = x.stx_uid;
+	st->st_gid = x.stx_gid;
+	st->st_rdev = makedev(x.stx_rdev_major, x.stx_rdev_minor);
+	st->st_size = (off_t)x.stx_size;
+	st->st_blksize = x.stx_blksize;
+	st->st_blocks = (blkcnt_t)x.stx_blocks;
+	st->st_atim = (struct timespec){ x.stx_atime.tv_sec, x.stx_atime.tv_nsec };
+	st->st_mtim = (struct timespec){ x.stx_mtime.tv_sec, x.stx_mtime.tv_nsec };
+	st->st_ctim = (struct timespec){ x.stx_ctime.tv_sec, x.stx_ctime.tv_nsec };
+	return 0;
+}
+
+/*
  * Finds the stored name for name in dir (caller holds dir's lock).  A
  * current index knows every entry, so it answers alone — unless several
  * stored names match (made behind our back), when the exact bytes win, as
@@ -254,25 +340,25 @@ static int resolve(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
 	err = names_check_lookup(&fs->names, rule, name);
 	if (err < 0)
 		return err;
+	if (dir_hides(fs, dir, name->s))
+		return -ENOENT;
 	if (rule != CFS_EXACT && d->index && !d->flag_unknown) {
 		err = dirindex_find(d->index, &fs->names, rule, name, stored, &several);
 		if (err == 0 && several && strcmp(stored, name->s) != 0 &&
-		    !dir_hides(fs, dir, name->s) &&
-		    fstatat(d->fd, name->s, st, AT_SYMLINK_NOFOLLOW) == 0) {
+		    entry_stat(fs, d->fd, name->s, st) == 0) {
 			strcpy(stored, name->s);
 			*have_st = true;
 		}
 		return err;
 	}
-	if (!dir_hides(fs, dir, name->s)) {
-		if (fstatat(d->fd, name->s, st, AT_SYMLINK_NOFOLLOW) == 0) {
-			strcpy(stored, name->s);
-			*have_st = true;
-			return 0;
-		}
-		if (errno != ENOENT)
-			return -errno;
+	err = entry_stat(fs, d->fd, name->s, st);
+	if (err == 0) {
+		strcpy(stored, name->s);
+		*have_st = true;
+		return 0;
 	}
+	if (err != -ENOENT)
+		return err;
 	/* The exact name is the answer under either rule; a miss is not:
 	 * a fold-equal name may exist, which the daemon cannot list. */
 	if (d->flag_unknown)
@@ -300,8 +386,8 @@ int dir_resolve_stat(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *nam
 	bool have_st;
 	int err = resolve(fs, dir, name, stored, st, &have_st);
 
-	if (err == 0 && !have_st && fstatat(dir->d->fd, stored, st, AT_SYMLINK_NOFOLLOW) < 0)
-		err = -errno;
+	if (err == 0 && !have_st)
+		err = entry_stat(fs, dir->d->fd, stored, st);
 	return err;
 }
 

@@ -20,10 +20,23 @@
  * then sets the mtime back hides the change until the next one.)
  *
  * Callers hold the directory's lock.
+ *
+ * The memory of all indexes, parked ones included, is bounded
+ * (-o index_mem, fs/README.md "Lookups"): indexes are a cache.  Every index
+ * is on one ring, and when building or growing one takes the total over the
+ * bound, a CLOCK hand goes round the ring emptying indexes not used since
+ * it last passed — each under its owner's lock (the directory's, or the
+ * parking lot's), taken with trylock so that the hand never waits for a
+ * directory (nor deadlocks with one: the caller holds its own).  An emptied
+ * index is incomplete, so its directory's next inexact lookup rebuilds it.
+ * The index in use is never emptied under its user, so a directory whose
+ * index alone exceeds the bound still works, at the bound plus its size.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,11 +85,77 @@ struct cfs_dirindex {
 	size_t unreachable;     /* names the rule refuses (strict), likewise */
 	size_t rebuilds;        /* readdirs of the whole directory, for tests */
 	struct timespec mtime;  /* backing directory when last complete */
+	size_t bytes;           /* what it holds, allocated */
+	atomic_bool used;       /* CLOCK: used since the hand last passed */
+	pthread_mutex_t *owner; /* the lock it is used under, or NULL: ring */
+	struct cfs_dirindex *rnext, *rprev; /* the ring: ring lock */
 };
 
-struct cfs_dirindex *dirindex_new(void)
+/* Every index, for the bound on their memory. */
+static struct {
+	pthread_mutex_t lock;
+	struct cfs_dirindex *hand;  /* the next index to look at; NULL: none */
+	atomic_size_t bytes;        /* all indexes' */
+	size_t limit;
+	atomic_size_t evictions;
+} ring = { .lock = PTHREAD_MUTEX_INITIALIZER, .limit = DIRINDEX_LIMIT_DEFAULT };
+
+static void account(struct cfs_dirindex *idx, size_t add, size_t sub)
 {
-	return calloc(1, sizeof(struct cfs_dirindex));
+	idx->bytes += add;
+	idx->bytes -= sub;
+	atomic_fetch_add(&ring.bytes, add);
+	atomic_fetch_sub(&ring.bytes, sub);
+}
+
+/* The bound on all indexes' memory (-o index_mem); set before mounting. */
+void dirindex_set_limit(size_t bytes)
+{
+	ring.limit = bytes;
+}
+
+/* For the stats xattr: memory in use, the bound, indexes emptied for it. */
+void dirindex_memory(size_t *bytes, size_t *limit, size_t *evictions)
+{
+	*bytes = atomic_load(&ring.bytes);
+	*limit = ring.limit;
+	*evictions = atomic_load(&ring.evictions);
+}
+
+/* A new, empty index, used under the lock owner (see dirindex_set_owner). */
+struct cfs_dirindex *dirindex_new(pthread_mutex_t *owner)
+{
+	struct cfs_dirindex *idx = calloc(1, sizeof(struct cfs_dirindex));
+
+	if (!idx)
+		return NULL;
+	idx->owner = owner;
+	account(idx, sizeof(*idx), 0);
+	pthread_mutex_lock(&ring.lock);
+	if (ring.hand) {
+		idx->rnext = ring.hand;
+		idx->rprev = ring.hand->rprev;
+		idx->rprev->rnext = idx;
+		ring.hand->rprev = idx;
+	} else {
+		ring.hand = idx->rnext = idx->rprev = idx;
+	}
+	pthread_mutex_unlock(&ring.lock);
+	return idx;
+}
+
+/*
+ * Hands idx to another lock (a directory's, the parking lot's), or to none
+ * (NULL: the hand leaves it alone).  The caller holds the old owner, or
+ * there was none.
+ */
+void dirindex_set_owner(struct cfs_dirindex *idx, pthread_mutex_t *owner)
+{
+	if (!idx)
+		return;
+	pthread_mutex_lock(&ring.lock);
+	idx->owner = owner;
+	pthread_mutex_unlock(&ring.lock);
 }
 
 static void clear(struct cfs_dirindex *idx)
@@ -88,28 +167,79 @@ static void clear(struct cfs_dirindex *idx)
 			gnext = g->next;
 			for (e = g; e; e = next) {
 				next = e->sib;
-				if (e->heap)
+				if (e->heap) {
+					account(idx, 0, sizeof(*e) + e->len + 1);
 					free(e);
+				}
 			}
 		}
 	}
 	for (struct chunk *c = idx->arena, *next; c; c = next) {
 		next = c->next;
+		account(idx, 0, sizeof(*c) + c->cap);
 		free(c);
 	}
 	idx->arena = NULL;
+	account(idx, 0, idx->size * sizeof(*idx->buckets));
 	free(idx->buckets);
 	idx->buckets = NULL;
 	idx->size = idx->count = 0;
 	idx->complete = false;
 }
 
+/* Frees idx, whose owner the caller holds (or it has none). */
 void dirindex_free(struct cfs_dirindex *idx)
 {
-	if (idx) {
-		clear(idx);
-		free(idx);
+	if (!idx)
+		return;
+	pthread_mutex_lock(&ring.lock);
+	if (idx->rnext == idx) {
+		ring.hand = NULL;
+	} else {
+		idx->rprev->rnext = idx->rnext;
+		idx->rnext->rprev = idx->rprev;
+		if (ring.hand == idx)
+			ring.hand = idx->rnext;
 	}
+	pthread_mutex_unlock(&ring.lock);
+	clear(idx);
+	account(idx, 0, sizeof(*idx));
+	free(idx);
+}
+
+/*
+ * Brings all indexes' memory back under the bound if it went over, by
+ * emptying indexes other than self (whose owner the caller holds) that
+ * were not used since the hand last passed and whose owner is free.  Two
+ * turns of the ring at most: one to take the second chances.
+ */
+static void trim(struct cfs_dirindex *self)
+{
+	size_t n = 0;
+
+	if (atomic_load(&ring.bytes) <= ring.limit)
+		return;
+	pthread_mutex_lock(&ring.lock);
+	for (struct cfs_dirindex *i = ring.hand; i; i = i->rnext) {
+		n++;
+		if (i->rnext == ring.hand)
+			break;
+	}
+	for (size_t k = 0; k < 2 * n && atomic_load(&ring.bytes) > ring.limit; k++) {
+		struct cfs_dirindex *idx = ring.hand;
+
+		ring.hand = idx->rnext;
+		if (idx == self || !idx->owner || idx->bytes <= sizeof(*idx))
+			continue;
+		if (atomic_exchange(&idx->used, false))
+			continue;
+		if (pthread_mutex_trylock(idx->owner) != 0)
+			continue;
+		clear(idx);
+		atomic_fetch_add(&ring.evictions, 1);
+		pthread_mutex_unlock(idx->owner);
+	}
+	pthread_mutex_unlock(&ring.lock);
 }
 
 static bool grow(struct cfs_dirindex *idx)
@@ -119,6 +249,7 @@ static bool grow(struct cfs_dirindex *idx)
 
 	if (!b)
 		return false;
+	account(idx, size * sizeof(*b), idx->size * sizeof(*b));
 	for (size_t i = 0; i < idx->size; i++) {
 		struct entry *e = idx->buckets[i], *next;
 
@@ -149,6 +280,7 @@ static struct entry *arena_entry(struct cfs_dirindex *idx, size_t len)
 		c = malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
+		account(idx, sizeof(*c) + cap, 0);
 		c->next = idx->arena;
 		c->used = 0;
 		c->cap = cap;
@@ -256,12 +388,14 @@ static void insert(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cf
 	e = malloc(sizeof(*e) + len + 1);
 	if (!e)
 		goto nomem;
+	account(idx, sizeof(*e) + len + 1, 0);
 	e->heap = true;
 	e->hash = name->hash;
 	e->len = (uint32_t)len;
 	memcpy(e->name, name->s, len);
 	e->name[len] = '\0';
 	link_entry(idx, nm, rule, e);
+	trim(idx);
 	return;
 nomem:
 	/* An incomplete index could hide a name: force a rebuild next time. */
@@ -313,7 +447,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cf
 		struct cfs_name n;
 
 		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0 ||
-		    (root && super_reserved(d->d_name)))
+		    (root && super_reserved(nm, rule, d->d_name)))
 			continue;
 		len = strlen(d->d_name);
 		e = arena_entry(idx, len);
@@ -340,6 +474,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cf
 	if (!idx->complete)
 		return -ENOMEM;
 	idx->size = size;
+	account(idx, size * sizeof(*idx->buckets), 0);
 	for (e = first; e; e = next) {
 		next = e->next;
 		if (e->unreachable)
@@ -352,6 +487,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cf
 			 "folding to another and %zu unreachable in one directory\n",
 			 idx->collisions, idx->unreachable);
 	set_stamps(idx, st);
+	trim(idx);
 	return 0;
 }
 
@@ -362,6 +498,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cf
 int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cfs_rule rule,
 		     int dfd, bool root, const struct stat *st)
 {
+	atomic_store_explicit(&idx->used, true, memory_order_relaxed);
 	if (dirindex_current(idx, st))
 		return 0;
 	return rebuild(idx, nm, rule, dfd, root, st);
@@ -430,8 +567,10 @@ void dirindex_remove(struct cfs_dirindex *idx, const struct cfs_names *nm, enum 
 		if (g->least == e)
 			g->least = least_of(g);
 	}
-	if (e->heap)
+	if (e->heap) {
+		account(idx, 0, sizeof(*e) + e->len + 1);
 		free(e);
+	}
 	idx->count--;
 }
 

@@ -1,11 +1,13 @@
 /*
  * The per-directory index of stored names (dirindex.c), and the parking
  * lot that keeps the indexes of directories the kernel forgot (dirpark.c).
- * Callers hold the directory's lock.
+ * Callers hold the directory's lock: the index's owner, which the bound on
+ * the memory of all indexes (dirindex.c) also takes, with trylock, to evict.
  */
 #ifndef CFS_DIRINDEX_H
 #define CFS_DIRINDEX_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -14,8 +16,14 @@
 
 struct cfs_dirindex;
 
-struct cfs_dirindex *dirindex_new(void);
+/* The default bound on all indexes' memory (-o index_mem, in MiB). */
+#define DIRINDEX_LIMIT_DEFAULT ((size_t)128 << 20)
+
+struct cfs_dirindex *dirindex_new(pthread_mutex_t *owner);
 void dirindex_free(struct cfs_dirindex *idx);
+void dirindex_set_owner(struct cfs_dirindex *idx, pthread_mutex_t *owner);
+void dirindex_set_limit(size_t bytes);
+void dirindex_memory(size_t *bytes, size_t *limit, size_t *evictions);
 int dirindex_refresh(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cfs_rule rule,
 		     int dfd, bool root, const struct stat *st);
 int dirindex_find(const struct cfs_dirindex *idx, const struct cfs_names *nm,

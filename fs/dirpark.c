@@ -8,8 +8,9 @@
  * flag — a directory that reused the inode number has another handle (its
  * generation), though maybe the same coarse mtime — and is then revalidated
  * by mtime like any other.  A few slots, oldest out first: the memory is
- * what those directories' nodes held while they lived.  One lot per
- * process, as the daemon serves one mount.
+ * what those directories' nodes held while they lived, and under the same
+ * bound (dirindex.c), which may empty a parked index under the lot's lock.
+ * One lot per process, as the daemon serves one mount.
  */
 #include <pthread.h>
 #include <string.h>
@@ -44,9 +45,11 @@ void dirpark_put(const struct dirpark_owner *o, struct cfs_dirindex *idx)
 	pthread_mutex_lock(&park.lock);
 	p = &park.slot[park.next++ % PARK_SLOTS];
 	old = *p;
+	dirindex_set_owner(old.index, NULL);
 	*p = (struct parked){ .dev = o->dev, .ino = o->ino, .casefold = o->casefold,
 			      .handle_len = o->handle_len, .index = idx };
 	memcpy(p->handle, o->handle, o->handle_len);
+	dirindex_set_owner(idx, &park.lock);
 	pthread_mutex_unlock(&park.lock);
 	dirindex_free(old.index);
 }
@@ -63,9 +66,10 @@ struct cfs_dirindex *dirpark_take(const struct dirpark_owner *o)
 
 		if (p->index && p->dev == o->dev && p->ino == o->ino) {
 			if (p->casefold == o->casefold && p->handle_len == o->handle_len &&
-			    memcmp(p->handle, o->handle, o->handle_len) == 0)
+			    memcmp(p->handle, o->handle, o->handle_len) == 0) {
 				idx = p->index;
-			else
+				dirindex_set_owner(idx, NULL);
+			} else
 				dirindex_free(p->index);
 			p->index = NULL;
 		}

@@ -161,15 +161,25 @@ static int dir_record_init(struct cfs_inode *dir, int fd, const struct stat *st)
 	d->gone_reported = false;
 	o = park_owner(dir, st->st_dev, st->st_ino);
 	d->index = dirpark_take(&o);
+	dirindex_set_owner(d->index, &d->lock);
 	return 0;
 }
 
-/* The kernel forgot dir (or we unmount): its index is parked. */
+/*
+ * The kernel forgot dir (or we unmount): its index is parked.  The lock is
+ * taken because the bound on indexes' memory may be emptying it (dirindex.c).
+ */
 static void dir_record_fini(struct cfs_inode *dir)
 {
 	struct dirpark_owner o = park_owner(dir, dir->dev, dir->ino);
+	struct cfs_dirindex *idx;
 
-	dirpark_put(&o, dir->d->index);
+	pthread_mutex_lock(&dir->d->lock);
+	idx = dir->d->index;
+	dir->d->index = NULL;
+	dirindex_set_owner(idx, NULL);
+	pthread_mutex_unlock(&dir->d->lock);
+	dirpark_put(&o, idx);
 	pthread_mutex_destroy(&dir->d->lock);
 }
 
@@ -751,6 +761,24 @@ void inode_forget(struct cfs_nodes *nt, struct cfs_inode *in, uint64_t n)
 }
 
 /*
+ * After FS_IOC_SETVERSION changed the generation of in's object, open as
+ * fd: its file handle changed with it, and the old one would answer ESTALE
+ * (an open file's next read would fail).  Takes the new one if it is as
+ * long as the old.
+ */
+void inode_rehandle(struct cfs_nodes *nt, struct cfs_inode *in, int fd)
+{
+	union inode_handle h;
+
+	if (!in->handle_len || get_handle(nt, fd, &h) < 0)
+		return;
+	pthread_mutex_lock(&nt->lock);
+	if (h.fh.handle_bytes == in->handle_len && h.fh.handle_type == in->handle_type)
+		memcpy(in->handle, h.fh.f_handle, in->handle_len);
+	pthread_mutex_unlock(&nt->lock);
+}
+
+/*
  * The node of (dev, ino), pinned (release with inode_put), or NULL: for
  * the watcher, which learns of objects by identity, not by name.
  */
@@ -891,12 +919,15 @@ void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name)
 /* The node table's figures: the text of the stats xattr (ops_file.c). */
 int inode_stats(struct cfs_nodes *nt, char *buf, size_t len)
 {
+	size_t ibytes, ilimit, ievicted;
 	int n;
 
+	dirindex_memory(&ibytes, &ilimit, &ievicted);
 	pthread_mutex_lock(&nt->lock);
-	n = snprintf(buf, len, "nodes %zu fds %u held %zu fd_cache %u handles %s",
+	n = snprintf(buf, len, "nodes %zu fds %u held %zu fd_cache %u handles %s "
+		     "index_bytes %zu index_limit %zu index_evictions %zu",
 		     nt->count, nt->fdc.used, nt->held, nt->fdc.cap,
-		     nt->use_handles ? "yes" : "no");
+		     nt->use_handles ? "yes" : "no", ibytes, ilimit, ievicted);
 	pthread_mutex_unlock(&nt->lock);
 	return n < 0 || (size_t)n >= len ? -ERANGE : n;
 }

@@ -83,8 +83,8 @@ struct cfs_inode {
 	bool kept;                /* on the kept list; table */
 	uint32_t generation;      /* the kernel's (node id, generation): immutable */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */
-	int handle_type;          /* file handle: immutable */
-	unsigned char handle[];
+	int handle_type;          /* file handle: immutable but for the */
+	unsigned char handle[];   /* generation (inode_rehandle); table */
 };
 
 /* A file handle with room for any filesystem's. */
@@ -147,6 +147,7 @@ struct cfs_inode *inode_find(struct cfs_nodes *nt, dev_t dev, ino_t ino);
 size_t inode_ids(struct cfs_nodes *nt, fuse_ino_t **ids);
 void inode_put(struct cfs_nodes *nt, struct cfs_inode *in);
 void inode_unhash(struct cfs_nodes *nt, struct cfs_inode *in);
+void inode_rehandle(struct cfs_nodes *nt, struct cfs_inode *in, int fd);
 bool inode_any_path_nodes(struct cfs_nodes *nt);
 void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name);
 void inode_moved(struct cfs_nodes *nt, const struct stat *st, struct cfs_inode *ndir,
@@ -166,6 +167,7 @@ struct cfs_inode *inode_find_handle(struct cfs_nodes *nt, const struct file_hand
 int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in);
 void inode_unpin(struct cfs_nodes *nt, struct cfs_inode *in, int fd);
 int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags);
+void inode_set_waiters(unsigned max);
 int inode_hold(struct cfs_nodes *nt, struct cfs_inode *in);
 bool inode_shed(struct cfs_nodes *nt, int err);
 

@@ -3,6 +3,9 @@
  * Wine's probe of FS_CASEFOLD_FL.  The kernel forwards FS_IOC_GETFLAGS and
  * FS_IOC_SETFLAGS with a 4-byte payload (not sizeof(long)), chattr insists
  * on FS_IOC_FSGETXATTR too, and chattr -p sets FS_IOC_FSSETXATTR.
+ * FS_IOC_GETVERSION and FS_IOC_SETVERSION (lsattr -v, chattr -v) come with
+ * the size their number encodes, a long, of which ext4 reads and writes
+ * only an int: so do we, and the kernel copies back only what we reply.
  *
  * The casefold bit is ours (the directory's xattr); every other bit is the
  * backing object's own, passed through, so lsattr shows what the backing
@@ -232,6 +235,41 @@ static int set_fsxattr(fuse_req_t req, struct cfs_inode *in, struct fsxattr *fa)
 	return err;
 }
 
+/*
+ * The generation of the backing object (i_generation): anyone who has the
+ * file open may read it, as on ext4.
+ */
+static int get_version(struct cfs *fs, struct cfs_inode *in, int *gen)
+{
+	int fd = open_backing(fs, in), v[2] = { 0, 0 }, err = 0;
+
+	if (fd < 0)
+		return fd;
+	if (ioctl(fd, FS_IOC_GETVERSION, v) < 0)
+		err = -errno;
+	close(fd);
+	*gen = v[0];
+	return err;
+}
+
+/*
+ * Setting it is for the owner or CAP_FOWNER (caller.c); the object's file
+ * handle changes with it, so the node takes the new one.
+ */
+static int set_version(fuse_req_t req, struct cfs_inode *in, int gen)
+{
+	struct cfs *fs = cfs_of(req);
+	int fd = open_backing(fs, in), v[2] = { gen, 0 }, err;
+
+	if (fd < 0)
+		return fd;
+	err = caller_ioctl_owner(req, fd, FS_IOC_SETVERSION, v);
+	if (err == 0)
+		inode_rehandle(&fs->nodes, in, fd);
+	close(fd);
+	return err;
+}
+
 void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	       struct fuse_file_info *fi, unsigned flags, const void *in_buf,
 	       size_t in_bufsz, size_t out_bufsz)
@@ -240,7 +278,7 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	unsigned int v;
 	struct fsxattr fa;
-	int err;
+	int err, gen;
 
 	(void)arg;
 	(void)fi;
@@ -282,6 +320,25 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 			break;
 		memcpy(&fa, in_buf, sizeof(fa));
 		err = set_fsxattr(req, in, &fa);
+		if (err < 0)
+			fuse_reply_err(req, -err);
+		else
+			fuse_reply_ioctl(req, 0, NULL, 0);
+		return;
+	case FS_IOC_GETVERSION:
+		if (out_bufsz < sizeof(gen))
+			break;
+		err = get_version(fs, in, &gen);
+		if (err < 0)
+			fuse_reply_err(req, -err);
+		else
+			fuse_reply_ioctl(req, 0, &gen, sizeof(gen));
+		return;
+	case FS_IOC_SETVERSION:
+		if (in_bufsz < sizeof(gen))
+			break;
+		memcpy(&gen, in_buf, sizeof(gen));
+		err = set_version(req, in, gen);
 		if (err < 0)
 			fuse_reply_err(req, -err);
 		else

@@ -39,6 +39,7 @@ struct cli {
 	int noepoch;            /* never rely on FUSE_NOTIFY_INC_EPOCH */
 	int nohandles;          /* path locators only (fs/README.md) */
 	unsigned fd_cache;      /* -o fd_cache=N; 0: the default */
+	unsigned index_mem;     /* -o index_mem=MiB; 0: the default */
 	char *flagstore;        /* -o flagstore=trusted|user, allocated by fuse_opt */
 	char *cache;            /* -o cache=auto|fanotify|inotify|timeout */
 	char *timeout;          /* -o timeout=SECONDS */
@@ -59,6 +60,7 @@ static const struct fuse_opt cli_spec[] = {
 	{ "noepoch", offsetof(struct cli, noepoch), 1 },
 	{ "nohandles", offsetof(struct cli, nohandles), 1 },
 	{ "fd_cache=%u", offsetof(struct cli, fd_cache), 0 },
+	{ "index_mem=%u", offsetof(struct cli, index_mem), 0 },
 	{ "flagstore=%s", offsetof(struct cli, flagstore), 0 },
 	{ "cache=%s", offsetof(struct cli, cache), 0 },
 	{ "timeout=%s", offsetof(struct cli, timeout), 0 },
@@ -273,6 +275,8 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 		fprintf(stderr, "casefoldfs: encoding %s: %s\n", fs->opt.encoding, cf_strerror(r));
 		return -1;
 	}
+	if (cli->index_mem)
+		dirindex_set_limit((size_t)cli->index_mem << 20);
 	fs->flush_writers = !backing_local(rootfd);
 	fs->case_rename = cli->case_rename;
 	fs->casefold_nonempty = cli->casefold_nonempty;
@@ -337,8 +341,10 @@ static void log_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
 	syslog((int)level, "%s", m);
 }
 
+#define MAX_THREADS_DEFAULT 64
+
 static int run_session(struct cfs *fs, struct fuse_args *args,
-		       const struct fuse_cmdline_opts *co)
+		       struct fuse_cmdline_opts *co)
 {
 	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
@@ -357,6 +363,16 @@ static int run_session(struct cfs *fs, struct fuse_args *args,
 		fuse_set_log_func(log_syslog);
 	}
 	fuse_daemonize(co->foreground);
+	/*
+	 * libfuse's default pool is 10 workers, and any backing call that
+	 * blocks (a lease break, a hung nested mount, a slow network
+	 * filesystem) holds one: a pool that small is one user's to take.
+	 * Without -o max_threads, 64 (fs/README.md, Threat model); a quarter
+	 * may wait for lease breaks (inode_set_waiters).
+	 */
+	if (co->max_threads == 10)  /* libfuse's default: not given */
+		co->max_threads = MAX_THREADS_DEFAULT;
+	inode_set_waiters(co->singlethread ? 0 : co->max_threads / 4);
 	/* After fuse_daemonize: a thread would not survive its fork. */
 	if (notice_start(fs) < 0)
 		fuse_log(FUSE_LOG_ERR, "casefoldfs: cannot start the watcher thread: changes "

@@ -173,7 +173,14 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 		fuse_reply_err(req, -pfd);
 		return;
 	}
-	err = set_node_attrs(fs, in, pfd, attr, valid, fd);
+	/* truncate(2) by path: opened here, so that a lease on the file is
+	 * waited for only within inode_open's bound (locator.c). */
+	int own = fd < 0 && (valid & FUSE_SET_ATTR_SIZE) && S_ISREG(in->type) ?
+		  inode_open(&fs->nodes, in, O_WRONLY) : -1;
+
+	err = own < -1 ? own : set_node_attrs(fs, in, pfd, attr, valid, own >= 0 ? own : fd);
+	if (own >= 0)
+		close(own);
 	if (err < 0)
 		fuse_reply_err(req, -err);
 	else

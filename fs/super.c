@@ -37,10 +37,18 @@
 #define SUPER_MAX 4096
 #define DEFAULT_ENCODING "utf8-12.1.0"
 
-/* The superblock's own names, which the root of the mount hides. */
-bool super_reserved(const char *name)
+/*
+ * The superblock's own names, which the root of the mount hides: under the
+ * root's rule, so that a +F root also hides (and refuses to create) every
+ * name equal to them, such as .CASEFOLDFS — else a user could make a pair
+ * that the backing tree's other readers see as fold-equal to our record.
+ */
+bool super_reserved(const struct cfs_names *nm, enum cfs_rule rule, const char *name)
 {
-	return strcmp(name, CFS_SUPER_NAME) == 0 || strcmp(name, CFS_SUPER_TMP) == 0;
+	size_t len = strlen(name);
+
+	return names_match(nm, rule, name, len, CFS_SUPER_NAME, strlen(CFS_SUPER_NAME)) ||
+	       names_match(nm, rule, name, len, CFS_SUPER_TMP, strlen(CFS_SUPER_TMP));
 }
 
 /* Replaces name (a 32-byte buffer) by its canonical form; "none" stays. */

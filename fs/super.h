@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "flagstore.h"
+#include "names.h"
 
 #define CFS_SUPER_NAME ".casefoldfs"
 #define CFS_SUPER_TMP ".casefoldfs.tmp"
@@ -24,6 +25,6 @@ struct cfs_options {
 
 int super_load(int rootfd, struct cfs_options *opt, const struct cfs_options *given,
 	       bool given_encoding, bool given_store, char *err, size_t errlen);
-bool super_reserved(const char *name);
+bool super_reserved(const struct cfs_names *nm, enum cfs_rule rule, const char *name);
 
 #endif /* CFS_SUPER_H */

@@ -25,6 +25,11 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "backing descriptors kept open for reuse (default\n"
 	  "4096, at most a quarter of RLIMIT_NOFILE); the\n"
 	  "daemon's descriptors do not grow with the tree" },
+	{ "index_mem", "MIB",
+	  "memory for the name indexes of casefolded\n"
+	  "directories, in MiB (default 128, about a million\n"
+	  "names of 40 bytes); least recently used indexes\n"
+	  "are dropped and rebuilt when needed" },
 	{ "nohandles", NULL,
 	  "find objects again by parent and name, never by\n"
 	  "file handle (what an unprivileged daemon does)" },

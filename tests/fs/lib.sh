@@ -62,6 +62,9 @@ at_exit cfs_cleanup
 # "-o nohandles,fd_cache=16": path locators under constant eviction).
 CF_DAEMON_NOFILE=${CF_DAEMON_NOFILE:-256}
 CF_MOUNT_OPTS=${CF_MOUNT_OPTS:-}
+# CF_DAEMON_STACK=BYTES: the daemon's stack limit, which is also its worker
+# threads' stack size (glibc takes it from RLIMIT_STACK); unset: inherited.
+CF_DAEMON_STACK=${CF_DAEMON_STACK:-}
 
 # CFS_AS=UID (root only): cfs_mount runs the daemon as that user, with no
 # groups, as a test of both modes needs; the user must own $B and $M and
@@ -88,7 +91,8 @@ cfs_mount() {
 	fi
 	# shellcheck disable=SC2086
 	"${as[@]}" prlimit --nofile="$CF_DAEMON_NOFILE:$CF_DAEMON_NOFILE" \
-		"$cfs" -f $CF_MOUNT_OPTS "$@" "$B" "$M" 2>>"$T/daemon.log" &
+		${CF_DAEMON_STACK:+--stack="$CF_DAEMON_STACK"} "$cfs" -f $CF_MOUNT_OPTS "$@" \
+		"$B" "$M" 2>>"$T/daemon.log" &
 	CFS_PID=$!
 	for _ in $(seq 200); do
 		mounted && return 0

@@ -5,5 +5,5 @@
 set -u
 . "$(dirname "$0")/suites.sh"
 export CF_MOUNT_OPTS="-o nohandles,fd_cache=16"
-again fs/lookup fs/rename fs/links fs/flags fs/normalize fs/strict fs/cache fs/hostile fs/races \
-	fs/stress_model
+again fs/lookup fs/rename fs/links fs/version fs/flags fs/normalize fs/strict fs/cache fs/hostile \
+	fs/races fs/stress_model

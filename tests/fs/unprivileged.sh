@@ -25,7 +25,7 @@ fi
 # is userperms.sh), limits (tmpfs mounts), super (crosses modes itself),
 # index, scale and stress (long; stress_model and kill_stress cover the
 # random operations), differential (a VM).
-suites="fs/lookup fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/behind fs/killed
+suites="fs/lookup fs/reserved fs/version fs/indexmem fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/behind fs/killed
 	fs/hostile fs/stress_model fs/kill_stress clients/git clients/rsync_tar
 	clients/python_coreutils"
 . "$tests/fs/suites.sh"

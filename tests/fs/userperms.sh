@@ -74,6 +74,17 @@ as_b sh -c ": > '$M/a_plain/from_b'" || fail "B: create in a 777 directory"
 chmod 755 "$B/a_plain"
 as_b sh -c ": > '$M/a_plain/again'" 2>/dev/null && fail "B created in A's 755 directory"
 [ -e "$B/a_plain/again" ] && fail "backing entry made for B"
+# FS_IOC_SETVERSION reaches the daemon raw: the owner rule is the daemon's.
+setver() { /usr/bin/python3 -c 'import fcntl, os, struct, sys
+try: fcntl.ioctl(os.open(sys.argv[1], os.O_RDONLY), 0x40087602, struct.pack("<q", 5)); print("OK")
+except OSError as e: print(e.errno)' "$1"; }
+chmod 644 "$B/a_ci/Private"
+[ "$(as_b bash -c "$(declare -f setver); setver '$M/a_ci/private'")" = 1 ] ||
+	fail "B set the generation of A's file"
+case $(as_a bash -c "$(declare -f setver); setver '$M/a_ci/private'") in
+OK|25) ;;  # 25: ENOTTY, a backing filesystem without settable generations
+*) fail "A could not set the generation of its file" ;;
+esac
 CFS_AS=65534 cfs_umount
 
 # A backing filesystem without user.* xattrs (ramfs; tmpfs before Linux

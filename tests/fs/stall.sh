@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# One user's blocked backing calls must not stall the mount for others
+# (issue 24, finding 2).  uid 65534 takes write leases, ignoring SIGIO, on
+# 32 of its own files in the backing tree (reachable there, as on a
+# world-traversable tree), opens 24 through the mount at once and truncates
+# 8 by path:
+# each open waits for a lease break that never comes (45 s lease-break-time).
+# Meanwhile root stats files it has not looked up before (each a LOOKUP the
+# daemon answers).  Its p99 latency must stay within 10 times its idle p99
+# (and under 200 ms, a margin for a loaded machine), and no stat may wait
+# 2 s; with libfuse's 10
+# workers every one of them sat in __break_lease and a stat took 42 s.
+# After the holder lets go, the attacker's opens finish or fail with
+# EWOULDBLOCK (those beyond the quarter of the pool allowed to wait).
+#
+# Then again against uid 65534's own daemon with allow_other (user_allow_other
+# in a private /etc/fuse.conf, bound over the host's in a private mount
+# namespace, as userperms.sh does), attacked by uid 4242.
+set -u
+if [ "${CF_AVAIL_MODE:-root}" = user ] && [ -z "${CF_AVAIL_NS:-}" ]; then
+	command -v unshare >/dev/null || { echo "SKIP: no unshare"; exit 77; }
+	CF_AVAIL_NS=1 CF_PRIVATE_NS=1 exec unshare -m --propagation private "$0" "$@"
+fi
+. "$(dirname "$0")/lib.sh"
+command -v setpriv >/dev/null || skip "no setpriv"
+mode=${CF_AVAIL_MODE:-root}
+attacker() { as_nobody "$@"; }
+attacker_id=65534
+if [ "$mode" = user ]; then
+	[ -f /etc/fuse.conf ] || skip "no /etc/fuse.conf to bind over"
+	echo user_allow_other > "$T/fuse.conf" && mount --bind "$T/fuse.conf" /etc/fuse.conf ||
+		skip "cannot bind a private fuse.conf"
+	fuse_for_users
+	attacker() { setpriv --reuid=4242 --regid=4242 --clear-groups "$@"; }
+	attacker_id=4242
+fi
+[ -z "$CF_UNPRIV" ] || skip "root is the victim here"
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip "no $PY"
+n=24 nt=8 probes=300
+
+chmod 755 "$T"
+mkdir "$T/out" && chown $attacker_id:$attacker_id "$T/out"
+mkdir -p "$B/atk/L" "$B/pub"
+chown -R $attacker_id:$attacker_id "$B/atk"
+for i in $(seq $((2 * probes))); do : > "$B/pub/v$i"; done
+if [ "$mode" = user ]; then
+	chown 65534:65534 "$B" "$M"
+	CFS_AS=65534 cfs_mount -o allow_other
+else
+	cfs_mount -o allow_other
+fi
+for i in $(seq $((n + nt))); do
+	if [ "$mode" = user ]; then  # a user's daemon would own what it creates
+		echo secret > "$B/atk/L/l$i" && chown $attacker_id "$B/atk/L/l$i"
+	else
+		attacker sh -c "echo secret > '$M/atk/L/l$i'"
+	fi || fail "attacker's file"
+done
+
+# p99 FIRST LAST: root's p99 and worst stat latency, in microseconds, over
+# $M/pub/vFIRST..vLAST (a stall is one sample: the stats are sequential).
+p99() {
+	"$PY" - "$M/pub" "$1" "$2" <<'PY'
+import os, sys, time
+d, a, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+t = []
+for i in range(a, b + 1):
+    s = time.monotonic()
+    os.lstat("%s/v%d" % (d, i))
+    t.append(time.monotonic() - s)
+t.sort()
+print(int(t[int(len(t) * 0.99) - 1] * 1e6), int(t[-1] * 1e6))
+PY
+}
+read -r idle idle_max < <(p99 1 "$probes")
+
+# The attacker: leases held by a process that ignores SIGIO, for 20 s at most.
+attacker "$PY" - "$B/atk/L" $((n + nt)) > "$T/holder.out" 2>&1 <<'PY' &
+import fcntl, os, signal, sys, time
+signal.signal(signal.SIGIO, signal.SIG_IGN)
+fds = [os.open("%s/l%d" % (sys.argv[1], i), os.O_RDONLY) for i in range(1, int(sys.argv[2]) + 1)]
+for fd in fds:
+    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
+print("leased", os.getpid(), flush=True)
+time.sleep(20)
+PY
+holder=$!
+for _ in $(seq 100); do grep -q leased "$T/holder.out" && break; sleep 0.1; done
+grep -q leased "$T/holder.out" || { cat "$T/holder.out"; fail "no leases"; }
+cats=()
+for i in $(seq $n); do
+	attacker sh -c "cat '$M/atk/L/l$i' > '$T/out/cat$i' 2>&1" &
+	cats+=($!)
+done
+# truncate(2) by path waits for a lease break too (no open file: SETATTR).
+for i in $(seq $((n + 1)) $((n + nt))); do
+	attacker truncate -s 3 "$M/atk/L/l$i" 2>/dev/null &
+	cats+=($!)
+done
+sleep 2   # every open has reached the daemon and waits, or was refused
+start=$SECONDS
+read -r attacked worst < <(p99 $((probes + 1)) $((2 * probes)))
+took=$((SECONDS - start))
+kill "$(sed -n 's/^leased //p' "$T/holder.out")" 2>/dev/null
+wait $holder 2>/dev/null
+for p in "${cats[@]}"; do wait "$p"; done
+waited=$(grep -lx secret "$T"/out/cat* | wc -l)
+refused=$(grep -l 'temporarily unavailable' "$T"/out/cat* | wc -l)
+echo "$mode's daemon: root's stat p99 (max): idle ${idle} (${idle_max}) us, during the attack ${attacked}" \
+	"(${worst}) us ($probes stats in ${took} s);" \
+	"attacker's opens: $waited waited for the break, $refused refused (EWOULDBLOCK)"
+limit=$((idle * 10 > 200000 ? idle * 10 : 200000))
+[ "$attacked" -le "$limit" ] || fail "stat p99 ${attacked} us during the lease attack (limit $limit)"
+[ "$worst" -le 2000000 ] || fail "a stat waited ${worst} us during the lease attack"
+[ $((waited + refused)) = $n ] || fail "attacker's opens: $(cat "$T"/out/cat* | sort | uniq -c)"
+CFS_AS=$([ "$mode" = user ] && echo 65534) cfs_umount
+[ "$mode" = user ] || CF_AVAIL_MODE=user "$0" || exit $?
