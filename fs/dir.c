@@ -499,7 +499,7 @@ int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir)
  */
 int dir_may_casefold(struct cfs *fs, struct cfs_inode *dir)
 {
-	struct cfs_dirindex *idx = dirindex_new();
+	struct cfs_dirindex *idx = dirindex_new(&dir->d->lock);
 	char proc[32], path[PATH_MAX];
 	size_t found = 0;
 	struct stat st;
