@@ -28,6 +28,10 @@ INCDIR  ?= $(PREFIX)/include
 MANDIR  ?= $(PREFIX)/share/man
 PKGCONFIG ?= pkg-config
 O       ?= build
+# One spelling per build directory: an absolute O inside the tree (tests
+# run make with O=$CF_BUILD) names the same objects as the relative one, so
+# the dependency files written by one are honoured by the other.
+override O := $(patsubst $(CURDIR)/%,%,$(O))
 
 # One version, defined once: the header's.
 VERSION := $(shell sed -n 's/^\#define CF_VERSION_STRING "\(.*\)"/\1/p' include/casefold.h)
