@@ -92,6 +92,11 @@ const char *const cfs_usage_notes[] = {
 	"The mount can be exported over NFS (exportfs with fsid=); file handles\n"
 	"of objects the kernel has forgotten are stale unless nfs_nodes keeps\n"
 	"them, and those from before a restart are stale.",
+	"Which cache mode a mount is in, and so how late a change made in the\n"
+	"backing tree behind its back can show: getfattr -n trusted.casefoldfs.stats\n"
+	"MOUNTPOINT (user.casefoldfs.stats for a user's tree) says cache fanotify or\n"
+	"cache inotify (at once, but for directories an inotify watch could not\n"
+	"cover), or cache timeout (within -o timeout seconds).",
 	"Without -f the daemon detaches and logs to syslog; with -f (or -d) it\n"
 	"stays in the foreground and logs to standard error.",
 	NULL,
