@@ -17,23 +17,7 @@
 # in a private /etc/fuse.conf, bound over the host's in a private mount
 # namespace, as userperms.sh does), attacked by uid 4242.
 set -u
-if [ "${CF_AVAIL_MODE:-root}" = user ] && [ -z "${CF_AVAIL_NS:-}" ]; then
-	command -v unshare >/dev/null || { echo "SKIP: no unshare"; exit 77; }
-	CF_AVAIL_NS=1 CF_PRIVATE_NS=1 exec unshare -m --propagation private "$0" "$@"
-fi
-. "$(dirname "$0")/lib.sh"
-command -v setpriv >/dev/null || skip "no setpriv"
-mode=${CF_AVAIL_MODE:-root}
-attacker() { as_nobody "$@"; }
-attacker_id=65534
-if [ "$mode" = user ]; then
-	[ -f /etc/fuse.conf ] || skip "no /etc/fuse.conf to bind over"
-	echo user_allow_other > "$T/fuse.conf" && mount --bind "$T/fuse.conf" /etc/fuse.conf ||
-		skip "cannot bind a private fuse.conf"
-	fuse_for_users
-	attacker() { setpriv --reuid=4242 --regid=4242 --clear-groups "$@"; }
-	attacker_id=4242
-fi
+. "$(dirname "$0")/attack.sh"
 [ -z "$CF_UNPRIV" ] || skip "root is the victim here"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"
