@@ -56,7 +56,7 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *g
 
 	e->ino = inode_id(&fs->nodes, in);
 	e->generation = in->generation;
-	if (in->d) {
+	if (watch_wanted(fs, in)) {
 		/* Its entries may be cached only once their changes are watched. */
 		int fd = inode_pin(&fs->nodes, in);
 

@@ -239,6 +239,13 @@ void watch_found(struct cfs *fs, struct cfs_inode *dir, struct cfs_inode *in)
  * unwatched: its entries, and the files found in it, take the unwatched
  * timeout.
  */
+/* Whether dir is a directory still to be watched (inotify): no descriptor
+ * is worth pinning otherwise. */
+bool watch_wanted(const struct cfs *fs, const struct cfs_inode *dir)
+{
+	return fs->watch == CFS_WATCH_INOTIFY && dir->d && dir->d->wd < 0;
+}
+
 void watch_dir(struct cfs *fs, struct cfs_inode *dir, int fd)
 {
 	struct cfs_watcher *w = fs->watcher;
@@ -246,7 +253,7 @@ void watch_dir(struct cfs *fs, struct cfs_inode *dir, int fd)
 	char path[32];
 	int wd;
 
-	if (fs->watch != CFS_WATCH_INOTIFY || !dir->d || dir->d->wd >= 0)
+	if (!watch_wanted(fs, dir))
 		return;
 	fd_procpath(fd, path);
 	pthread_mutex_lock(&w->lock);

@@ -16,6 +16,7 @@ struct cfs_watcher;
 
 int watch_open(struct cfs *fs, enum cfs_watch want, int rootfd, char *msg, size_t len);
 void watch_close(struct cfs *fs);
+bool watch_wanted(const struct cfs *fs, const struct cfs_inode *dir);
 void watch_dir(struct cfs *fs, struct cfs_inode *dir, int fd);
 void watch_found(struct cfs *fs, struct cfs_inode *dir, struct cfs_inode *in);
 bool watch_covers(const struct cfs *fs, const struct cfs_inode *in);

@@ -3,7 +3,8 @@
 # daemon, attacked by uid 65534.  CF_AVAIL_MODE=user: uid 65534's own daemon
 # with allow_other (user_allow_other in a private /etc/fuse.conf, bound over
 # the host's in a private mount namespace, as userperms.sh does), attacked
-# by uid 4242.  Sets mode, attacker (a command prefix) and attacker_id.
+# by uid 4242.  Sets mode, attacker (a command prefix) and attacker_id;
+# defines p99 (the victim's latency; $PY is set by the caller).
 if [ "${CF_AVAIL_MODE:-root}" = user ] && [ -z "${CF_AVAIL_NS:-}" ]; then
 	command -v unshare >/dev/null || { echo "SKIP: no unshare"; exit 77; }
 	CF_AVAIL_NS=1 CF_PRIVATE_NS=1 exec unshare -m --propagation private "$0" "$@"
@@ -21,3 +22,19 @@ if [ "$mode" = user ]; then
 	attacker() { setpriv --reuid=4242 --regid=4242 --clear-groups "$@"; }
 	attacker_id=4242
 fi
+
+# p99 FIRST LAST: the victim's stat latency over $M/pub/vFIRST..vLAST, in
+# microseconds: the 99th percentile and the worst.
+p99() {
+	"$PY" - "$M/pub" "$1" "$2" <<'PY'
+import os, sys, time
+d, a, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+t = []
+for i in range(a, b + 1):
+    s = time.monotonic()
+    os.lstat("%s/v%d" % (d, i))
+    t.append(time.monotonic() - s)
+t.sort()
+print(int(t[int(len(t) * 0.99) - 1] * 1e6), int(t[-1] * 1e6))
+PY
+}

@@ -51,19 +51,6 @@ PY
 for _ in $(seq 100); do grep -q mounted "$T/hang.out" && break; sleep 0.1; done
 grep -q mounted "$T/hang.out" || { cat "$T/hang.out"; skip "cannot stage a FUSE mount"; }
 
-p99() {
-	"$PY" - "$M/pub" "$1" "$2" <<'PY'
-import os, sys, time
-d, a, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-t = []
-for i in range(a, b + 1):
-    s = time.monotonic()
-    os.lstat("%s/v%d" % (d, i))
-    t.append(time.monotonic() - s)
-t.sort()
-print(int(t[int(len(t) * 0.99) - 1] * 1e6), int(t[-1] * 1e6))
-PY
-}
 read -r idle idle_max < <(p99 1 "$probes")
 mkdir "$T/out" && chown $attacker_id:$attacker_id "$T/out"
 pids=()

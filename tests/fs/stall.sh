@@ -44,19 +44,6 @@ done
 
 # p99 FIRST LAST: root's p99 and worst stat latency, in microseconds, over
 # $M/pub/vFIRST..vLAST (a stall is one sample: the stats are sequential).
-p99() {
-	"$PY" - "$M/pub" "$1" "$2" <<'PY'
-import os, sys, time
-d, a, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-t = []
-for i in range(a, b + 1):
-    s = time.monotonic()
-    os.lstat("%s/v%d" % (d, i))
-    t.append(time.monotonic() - s)
-t.sort()
-print(int(t[int(len(t) * 0.99) - 1] * 1e6), int(t[-1] * 1e6))
-PY
-}
 read -r idle idle_max < <(p99 1 "$probes")
 
 # The attacker: leases held by a process that ignores SIGIO, for 20 s at most.
