@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Overlay views given hostile layers (issue 25): a missing tree, a tree
+# inside another, the mount point inside a layer (it would recurse), paths
+# that reach those through `..`, names that fold equal inside one lower
+# directory (both reachable by their exact spelling; another spelling finds
+# the topmost layer's, and within one layer directory the byte-wise smallest
+# spelling), and symlinks in a lower tree pointing outside it: returned as
+# symlinks, never followed by the daemon (a canary outside never changes and
+# never shows in the view).
+. "$(dirname "$0")/overlay_lib.sh"
+
+L1=$T/l1 L2=$T/l2 U=$T/upper W=$T/work OUT=$T/outside
+mkdir -p "$L1/d" "$L2/d" "$U" "$W" "$OUT/sub"
+echo secret >"$OUT/secret" && echo inner >"$OUT/sub/inner"
+canary_before=$(tree_state "$OUT")
+canary() { [ "$(tree_state "$OUT")" = "$canary_before" ] || fail "the canary outside the layers changed ($1)"; }
+
+# refused WHAT OPTIONS MOUNTPOINT: the daemon must exit non-zero, by itself
+# and with a message, without mounting.
+refused() {
+	local got
+	got=$(ovl_try "$2" "$3")
+	case $got in
+	mounted) fail "$1: mounted" ;;
+	"status 124:"*) fail "$1: the daemon neither mounted nor exited (timeout)" ;;
+	"status 0:"*) fail "$1: exit status 0 without a mount" ;;
+	"status "[0-9]*": ") fail "$1: refused without a message ($got)" ;;
+	esac
+	echo "$1: $got"
+}
+
+# ---- The layer list.
+got=$(ovl_try "lowerdir=$L1:$T/missing" "$M")
+case $got in
+"status 1: "*missing*) echo "missing lower tree: $got" ;;
+*) fail "a missing lower tree: $got (want status 1 and a message naming it)" ;;
+esac
+refused "missing upper tree" "lowerdir=$L1,upperdir=$T/nope,workdir=$W" "$M"
+mkdir -p "$L1/inner" "$L1/d/deeper"
+refused "a lower tree inside another" "lowerdir=$L1:$L2:$L1/inner" "$M"
+refused "a lower tree containing an earlier one" "lowerdir=$L1/d/deeper:$L2:$L1" "$M"
+refused "the upper tree inside a lower one" "lowerdir=$L1:$L2,upperdir=$L1/inner,workdir=$W" "$M"
+refused "a lower tree inside the upper one" "lowerdir=$L1:$U,upperdir=$T,workdir=$W" "$M"
+refused "a lower tree inside another through .." "lowerdir=$L1:$L2/../l1/inner" "$M"
+mkdir -p "$L2/mnt" "$U/mnt"
+refused "the mount point inside a lower tree" "lowerdir=$L1:$L2" "$L2/mnt"
+refused "the mount point inside a lower tree through .." "lowerdir=$L1:$L2" "$T/upper/../l2/mnt"
+refused "the mount point inside the upper tree" "lowerdir=$L1:$L2,upperdir=$U,workdir=$W" "$U/mnt"
+# Over a lower tree itself (as mod managers mount over the game's Data):
+# not a recursion when the daemon holds the layers open first; recorded.
+echo "the mount point is a lower tree (not checked): $(ovl_try "lowerdir=$L1:$L2" "$L2")"
+rmdir "$L1/inner" "$L1/d/deeper" "$L2/mnt" "$U/mnt"
+[ -z "$(ls -A "$U")" ] || fail "a refused mount wrote into the upper tree: $(ls -A "$U")"
+# `..` that leads elsewhere is only a path: this mounts.
+mkdir "$T/x"
+ovl_mount "lowerdir=$T/x/../l1:$L2,upperdir=$U,workdir=$W"
+[ -d "$M/D" ] || fail "a layer named through .. does not serve"
+cfs_umount
+
+# ---- Fold-equal names inside one lower directory.
+echo "l1 a.txt" >"$L1/d/a.txt"
+echo "l1 A.TXT" >"$L1/d/A.TXT"
+echo "l2 a.Txt" >"$L2/d/a.Txt"      # only in the lower layer under this spelling
+echo "l2 b.txt" >"$L2/d/b.txt"
+echo "l2 B.txt" >"$L2/d/B.txt"
+mkdir "$L1/d/Sub" "$L1/d/sub" && echo x >"$L1/d/Sub/x" && echo y >"$L1/d/sub/y"
+before=$(tree_state "$L1"; tree_state "$L2")
+ovl_mount "lowerdir=$L1:$L2,upperdir=$U,workdir=$W"
+D=$M/d
+reads() { [ "$(cat "$D/$1")" = "$2" ] || fail "$D/$1 reads \"$(cat "$D/$1" 2>&1)\", expected \"$2\""; }
+reads a.txt "l1 a.txt"           # exact spellings reach their own file
+reads A.TXT "l1 A.TXT"
+reads b.txt "l2 b.txt"
+reads B.txt "l2 B.txt"
+reads A.txt "l1 A.TXT"           # another spelling: the top layer, smallest spelling
+reads a.TXT "l1 A.TXT"
+reads a.Txt "l1 A.TXT"           # exact in the lower layer only: the top layer wins
+reads B.TXT "l2 B.txt"           # only the lower layer has it: its smallest spelling
+[ "$(cat "$D/Sub/x")" = x ] && [ "$(cat "$D/sub/y")" = y ] || fail "fold-equal directories by exact spelling"
+[ "$(cat "$D/SUB/x")" = x ] || fail "SUB finds the smallest spelling, Sub"
+echo "listing of the hostile directory: $(names "$D" | tr '\n' ' ')"
+# Whatever the listing shows is reachable under the name shown, and itself.
+for n in $(names "$D"); do
+	[ -e "$D/$n" ] || fail "$n is listed but not found"
+	if [ -f "$L1/d/$n" ]; then
+		[ "$(cat "$D/$n")" = "$(cat "$L1/d/$n")" ] || fail "$n is listed but reads another file"
+	fi
+done
+# A write by the exact spelling copies up that file, and only it.
+echo more >>"$D/a.txt"
+reads a.txt "$(printf 'l1 a.txt\nmore')"
+reads A.TXT "l1 A.TXT"
+[ "$(cat "$U/d/a.txt")" = "$(printf 'l1 a.txt\nmore')" ] || fail "copy-up of a.txt: $(cd "$U" && find . | tr '\n' ' ')"
+cfs_umount
+[ "$(tree_state "$L1"; tree_state "$L2")" = "$before" ] || fail "a lower tree changed"
+rm -rf "$U" "$W" && mkdir "$U" "$W"
+
+# ---- Symlinks in a lower tree pointing outside it, absolute and through `..`.
+ln -s "$OUT" "$L1/Abs"
+ln -s ../outside "$L1/rel"
+ln -s ../../../../../../../.. "$L1/up"
+ln -s "$OUT" "$L1/Data"             # a symlink over a lower directory
+mkdir -p "$L2/data/textures" && echo "l2 tex" >"$L2/data/textures/t.dds"
+mkdir "$L1/Sounds" && ln -s "$OUT" "$L2/sounds"   # a directory over a lower symlink
+echo "l1 s" >"$L1/Sounds/s.wav"
+before=$(tree_state "$L1"; tree_state "$L2")
+ovl_mount "lowerdir=$L1:$L2,upperdir=$U,workdir=$W"
+for l in abs:"$OUT" REL:../outside UP:../../../../../../../.. data:"$OUT"; do
+	n=${l%%:*} want=${l#*:}
+	[ -L "$M/$n" ] || fail "$n is not a symlink in the view"
+	[ "$(readlink "$M/$n")" = "$want" ] || fail "$n reads $(readlink "$M/$n"), not $want"
+done
+[ "$(stat -c %F "$M/DATA")" = "symbolic link" ] || fail "the top layer's symlink hides the lower Data directory"
+expect ENOENT stat "$M/Data/textures/t.dds"     # the kernel follows to $OUT, which has none
+[ "$(names "$M/sounds" | tr '\n' ' ')" = "s.wav " ] ||
+	fail "a lower symlink under a directory was merged: $(names "$M/sounds" | tr '\n' ' ')"
+expect ENOENT stat "$M/SOUNDS/secret"
+[ "$(find "$M" -name secret -o -name inner | wc -l)" = 0 ] || fail "the outside tree shows in the view"
+python3 - "$M" <<'PY' || fail "O_NOFOLLOW opens of the symlinks"
+import errno, os, sys
+for n in ("Abs", "rel", "up", "data"):
+    try:
+        os.open(os.path.join(sys.argv[1], n), os.O_RDONLY | os.O_NOFOLLOW)
+        sys.exit("%s opened with O_NOFOLLOW" % n)
+    except OSError as e:
+        if e.errno != errno.ELOOP:
+            sys.exit("%s: %s" % (n, e))
+PY
+# Changing the symlinks changes copies in upper, never what they point at.
+mv "$M/ABS" "$M/abs2" || fail "rename of a lower symlink"
+[ "$(readlink "$M/abs2")" = "$OUT" ] && [ -L "$U/abs2" ] || fail "renamed symlink"
+touch -h -d @1 "$M/rel" || fail "touch -h of a lower symlink"
+[ -L "$U/rel" ] && [ "$(readlink "$U/rel")" = ../outside ] || fail "the symlink copied up as a symlink"
+rm "$M/Data" && [ ! -e "$M/data" ] && [ ! -L "$M/data" ] || fail "rm of the lower symlink Data"
+rm -r "$M/sounds" || fail "rm -r of a directory that hides a lower symlink"
+canary "after the symlink operations"
+cfs_umount
+[ "$(tree_state "$L1"; tree_state "$L2")" = "$before" ] || fail "a lower tree changed"
+canary "at the end"
+echo "overlay_hostile: ok"
