@@ -47,6 +47,13 @@
  *       Sequential I/O in 1 MiB calls; prints MB/s (10^6 bytes per second).
  *   fsbench readdir DIR N
  *       Every entry of DIR, which must have N; prints ms.
+ *   fsbench paths stat|open|list DIR LIST
+ *       For each path of the file LIST (one a line, relative to DIR):
+ *       fstatat without following (stat), open + read to the end + close
+ *       (open), or opendir + every entry + closedir (list), in LIST's
+ *       order (bench/overlay.sh: the same paths through different views).
+ *       Prints per (µs per path), ops, entries (list: all entries read),
+ *       bytes (open: all bytes read), errors (failed calls, counted).
  *
  * Times are wall-clock (CLOCK_MONOTONIC): the work happens in the kernel
  * and in the daemon, outside this process's CPU time.
@@ -919,6 +926,83 @@ static int cmd_readdir(int argc, char **argv)
 	return 0;
 }
 
+/* fsbench paths stat|open|list DIR LIST */
+static int cmd_paths(int argc, char **argv)
+{
+	unsigned long ops = 0, errors = 0, entries = 0, bytes = 0;
+	static char buf[1 << 16];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	double t0, us;
+	int dirfd, mode;
+	FILE *list;
+
+	if (argc != 4)
+		die("usage: paths stat|open|list DIR LIST");
+	if (strcmp(argv[1], "stat") == 0)
+		mode = 0;
+	else if (strcmp(argv[1], "open") == 0)
+		mode = 1;
+	else if (strcmp(argv[1], "list") == 0)
+		mode = 2;
+	else
+		die("paths: stat, open or list, not %s", argv[1]);
+	dirfd = open(argv[2], O_RDONLY | O_DIRECTORY);
+	if (dirfd < 0)
+		die("%s: %s", argv[2], strerror(errno));
+	list = fopen(argv[3], "r");
+	if (!list)
+		die("%s: %s", argv[3], strerror(errno));
+	t0 = now_us();
+	while ((len = getline(&line, &cap, list)) > 0) {
+		struct stat st;
+		int fd;
+
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		ops++;
+		if (mode == 0) {
+			errors += fstatat(dirfd, line, &st, AT_SYMLINK_NOFOLLOW) != 0;
+		} else if (mode == 1) {
+			ssize_t n;
+
+			fd = openat(dirfd, line, O_RDONLY);
+			if (fd < 0) {
+				errors++;
+				continue;
+			}
+			while ((n = read(fd, buf, sizeof(buf))) > 0)
+				bytes += (unsigned long)n;
+			errors += n < 0;
+			close(fd);
+		} else {
+			struct dirent *d;
+			DIR *dp;
+
+			fd = openat(dirfd, line, O_RDONLY | O_DIRECTORY);
+			if (fd < 0 || !(dp = fdopendir(fd))) {
+				if (fd >= 0)
+					close(fd);
+				errors++;
+				continue;
+			}
+			errno = 0;
+			while ((d = readdir(dp)) != NULL)
+				entries += strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0;
+			errors += errno != 0;
+			closedir(dp);
+		}
+	}
+	us = now_us() - t0;
+	free(line);
+	fclose(list);
+	close(dirfd);
+	printf("per %.3f\nops %lu\nentries %lu\nbytes %lu\nerrors %lu\n",
+	       ops ? us / (double)ops : 0.0, ops, entries, bytes, errors);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -928,12 +1012,12 @@ int main(int argc, char **argv)
 		{ "fill", cmd_fill }, { "stat", cmd_stat }, { "meta", cmd_meta },
 		{ "write", cmd_write }, { "read", cmd_read }, { "readdir", cmd_readdir },
 		{ "create", cmd_create }, { "statall", cmd_statall }, { "watch", cmd_watch },
-		{ "readall", cmd_readall },
+		{ "readall", cmd_readall }, { "paths", cmd_paths },
 	};
 
 	if (argc >= 2)
 		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			if (strcmp(argv[1], cmds[i].name) == 0)
 				return cmds[i].run(argc - 1, argv + 1);  /* argv[0]: the command */
-	die("usage: fsbench fill|create|stat|statall|readall|meta|write|read|readdir|watch ARGS (see bench/fsbench.c)");
+	die("usage: fsbench fill|create|stat|statall|readall|meta|write|read|readdir|watch|paths ARGS (see bench/fsbench.c)");
 }

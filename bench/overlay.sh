@@ -1,0 +1,316 @@
+#!/bin/sh
+# Benchmark section "overlay": casefoldfs overlay views of a mod list (issue
+# 25).  500 lower trees with 200,000 files in all, made like mods
+# (bench/ovlgen.py: each a few directories of a game's Data tree, the shared
+# directories spelled each mod its own way, some files overriding others'),
+# and the same view merged into one plain tree (the "copy", filled through a
+# casefoldfs mount whose top directory is +F).  In one run, with the issue's
+# goals:
+#   (a) stat by another spelling: the 500-layer view against a one-tree
+#       casefoldfs mount of the copy (≤ 1.5×);
+#   (b) listing every merged directory: the view against the one-tree mount
+#       (≤ 1.5×);
+#   (c) mounting the 500-layer view and `find` of all of it, against `find`
+#       over the plain copy (≤ 2×), and the daemon's VmRSS after it per entry
+#       of the view (≤ 300 B; also the growth over the mount's own VmRSS);
+#   (d) on a variant with no case conflicts (every mod spells everything the
+#       same way): casefoldfs against fuse-overlayfs on the same layers —
+#       stat, open + read + close, listing (casefoldfs at least as fast), and
+#       the same listing and contents (checked);
+#   (e) stat by another spelling in a 10-layer view of the same files against
+#       the 500-layer view (≤ 1.5×: flat in the number of layers).
+# Stat and open use K files of the view picked at random, listing every
+# directory of it; each is a first pass on a fresh mount (every daemon
+# builds what it needs: the one-tree mount its directory indexes too) and a
+# second pass right after it (the kernel's caches warm).  Goals are judged
+# on first passes, where the daemon's own work shows.  The lower trees and
+# the copy are read once before anything is timed (the host's caches warm
+# for every peer alike).  Peers go in an order rotated from round to round;
+# cells are medians over rounds, ratios medians of per-round ratios.
+# Usage: bench/overlay.sh BUILD_DIR (as root: mounts).
+#
+# Knobs:
+#   CF_OVLBENCH_QUICK=1     50 layers, 20,000 files, 2,000 picked, 2 rounds
+#   CF_OVLBENCH_LAYERS=500  lower trees (mods)
+#   CF_OVLBENCH_FILES=200000  files in all
+#   CF_OVLBENCH_FEW=10      layers of (e)'s other view
+#   CF_OVLBENCH_PICK=20000  files stat'ed and opened per pass
+#   CF_OVLBENCH_ROUNDS=3
+#   CF_OVLBENCH_DAEMON=     a casefoldfs binary to measure instead of BUILD_DIR's
+set -u
+O=${1:-build}
+if [ "${CF_OVLBENCH_QUICK:-}" = 1 ]; then
+	d_layers=50 d_files=20000 d_pick=2000 d_rounds=2
+else
+	d_layers=500 d_files=200000 d_pick=20000 d_rounds=3
+fi
+LAYERS=${CF_OVLBENCH_LAYERS:-$d_layers}
+FILES=${CF_OVLBENCH_FILES:-$d_files}
+FEW=${CF_OVLBENCH_FEW:-10}
+PICK=${CF_OVLBENCH_PICK:-$d_pick}
+ROUNDS=${CF_OVLBENCH_ROUNDS:-$d_rounds}
+SEED=25
+START=$(date +%s)
+
+die() { echo "overlay.sh: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root (mounts)"
+[ -c /dev/fuse ] || die "no /dev/fuse"
+for c in fusermount3 chattr python3 fuse-overlayfs sha256sum; do
+	command -v "$c" >/dev/null || die "no $c (scripts/install-deps)"
+done
+make -s -f bench/Makefile O="$O" "$O/bench/fsbench" || die "build failed"
+F=$O/bench/fsbench
+if [ -n "${CF_OVLBENCH_DAEMON:-}" ]; then
+	CFS=$CF_OVLBENCH_DAEMON
+else
+	make -s O="$O" lib "$O/casefoldfs" || die "build failed"
+	CFS=$O/casefoldfs
+fi
+GEN="python3 bench/ovlgen.py"
+
+# Room: four sets of the files (the mods, their 10-layer regrouping, the
+# conflict-free mods, the copy), a block each, and slack.
+TMP=${TMPDIR:-/var/tmp}
+need_inodes=$((4 * FILES + FILES / 5 + 10000))
+need_kb=$((4 * FILES * 4 + 256 * 1024))
+[ "$(df -Pi "$TMP" | awk 'NR == 2 { print $4 }')" -ge "$need_inodes" ] || die "$TMP: too few inodes free, need $need_inodes"
+[ "$(df -Pk "$TMP" | awk 'NR == 2 { print $4 }')" -ge "$need_kb" ] || die "$TMP: too little room, need $need_kb KiB"
+
+T=$(mktemp -d "$TMP/casefold-ovlbench.XXXXXX") || exit 1
+MNT=$T/mnt R=$T/records
+mkdir "$MNT" "$T/mods" "$T/few" "$T/uniform" "$T/copy" "$T/lists" "$T/ulists" "$T/work"
+: >"$R"
+PID=
+mounted() { grep -qs " $MNT fuse" /proc/mounts; }
+cleanup() {
+	if mounted; then fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" || :; fi
+	[ -z "$PID" ] || kill "$PID" 2>/dev/null || :
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+elapsed() { echo $(($(date +%s) - START)); }
+note() { echo "overlay: $* ($(elapsed) s)" >&2; }
+now() { date +%s.%N; }
+since() { echo "$1 $(now)" | awk '{ printf "%.3f\n", $2 - $1 }'; }
+
+# mount_peer PEER: on $MNT, in the foreground as our child (known PID, exit
+# status checked at unmount); sets ROOT, the directory the lists are
+# relative to.
+mount_peer() {
+	case $1 in
+	ovl) "$CFS" -f -o "lowerdir=$(cat "$T/mods/lowerdir")" mods "$MNT" 2>>"$T/daemon.log" & ROOT=$MNT ;;
+	few) "$CFS" -f -o "lowerdir=$(cat "$T/few/lowerdir")" mods "$MNT" 2>>"$T/daemon.log" & ROOT=$MNT ;;
+	one) "$CFS" -f "$T/copy" "$MNT" 2>>"$T/daemon.log" & ROOT=$MNT/m ;;
+	uovl) "$CFS" -f -o "lowerdir=$(cat "$T/uniform/lowerdir")" mods "$MNT" 2>>"$T/daemon.log" & ROOT=$MNT ;;
+	fovl) fuse-overlayfs -f -o "lowerdir=$(cat "$T/uniform/lowerdir")" "$MNT" 2>>"$T/daemon.log" & ROOT=$MNT ;;
+	esac
+	PID=$!
+	i=0
+	while ! mounted; do
+		kill -0 "$PID" 2>/dev/null || { tail -n 5 "$T/daemon.log" >&2; die "$1 did not mount"; }
+		i=$((i + 1))
+		[ $i -lt 6000 ] || die "$1: no mount after 300 s"
+		sleep 0.05
+	done
+}
+umount_peer() {
+	fusermount3 -u "$MNT" || die "fusermount3 -u failed"
+	wait "$PID" || die "$1 exited with status $?"
+	PID=
+}
+record() { echo "$round $1 $2 $3" >>"$R"; }
+# paths PEER METRIC MODE LIST: fsbench paths through the mounted peer;
+# records µs per path, or a failure.
+paths() {
+	"$F" paths "$3" "$ROOT" "$4" >"$T/out" 2>&1 || { cat "$T/out" >&2; record "$1" failed 1; return; }
+	if grep -qx 'errors 0' "$T/out"; then
+		record "$1" "$2" "$(awk '$1 == "per" { print $2 }' "$T/out")"
+	else
+		echo "overlay.sh: $1 $2: $(tr '\n' ' ' <"$T/out")" >&2
+		record "$1" failed 1
+	fi
+}
+rss_of() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+# ---- The trees.
+note "making $LAYERS mods of $FILES files, their $FEW-layer regrouping, the conflict-free variant"
+$GEN layers "$T/mods" "$LAYERS" "$FILES" "$SEED" &
+g1=$!
+$GEN layers "$T/few" "$LAYERS" "$FILES" "$SEED" --groups "$FEW" &
+g2=$!
+wait "$g1" && wait "$g2" || die "making the layers failed"
+$GEN layers "$T/uniform" "$LAYERS" "$FILES" "$SEED" --uniform || die "making the conflict-free layers failed"
+$GEN lists "$T/lists" "$LAYERS" "$FILES" "$SEED" "$PICK" || die "making the lists failed"
+$GEN lists "$T/ulists" "$LAYERS" "$FILES" "$SEED" "$PICK" --uniform || die "making the lists failed"
+# The copy: through a casefoldfs mount, its top directory +F while empty
+# (what the subdirectories made through the mount inherit).
+"$CFS" -f "$T/copy" "$MNT" 2>>"$T/daemon.log" &
+PID=$!
+i=0
+while ! mounted; do kill -0 "$PID" 2>/dev/null || die "casefoldfs did not mount"; i=$((i + 1)); [ $i -lt 400 ] || die "mount"; sleep 0.05; done
+mkdir "$MNT/m" && chattr +F "$MNT/m" || die "chattr +F on the copy"
+$GEN merged "$MNT/m" "$LAYERS" "$FILES" "$SEED" || die "making the copy failed"
+umount_peer casefoldfs
+ENTRIES=$(cat "$T/lists/entries")
+note "trees made: $ENTRIES names in the view, $(wc -l <"$T/lists/dirs") directories"
+# Warm the host's caches: every tree read once.
+for d in "$T/mods" "$T/few" "$T/uniform" "$T/copy"; do find "$d" -type f -exec cat {} + >/dev/null; done
+
+# ---- Correctness first: what each view shows.
+mount_peer ovl
+(cd "$ROOT" && LC_ALL=C find . -mindepth 1 -type f -printf '%P\n' | LC_ALL=C sort) >"$T/ovl.files"
+cmp -s "$T/ovl.files" "$T/lists/files" ||
+	die "the $LAYERS-layer view does not list the files of the merge: $(diff "$T/lists/files" "$T/ovl.files" | head -5)"
+(cd "$ROOT" && xargs -d '\n' cat <"$T/lists/files") | sha256sum >"$T/ovl.sum"
+umount_peer ovl
+mount_peer one
+(cd "$ROOT" && xargs -d '\n' cat <"$T/lists/files") | sha256sum >"$T/one.sum"
+umount_peer one
+cmp -s "$T/ovl.sum" "$T/one.sum" || die "the view's contents differ from the copy's"
+mount_peer few
+(cd "$ROOT" && LC_ALL=C find . -mindepth 1 -type f -printf '%P\n' | LC_ALL=C sort) >"$T/few.files"
+(cd "$ROOT" && xargs -d '\n' cat <"$T/lists/files") | sha256sum >"$T/few.sum"
+umount_peer few
+cmp -s "$T/few.files" "$T/lists/files" && cmp -s "$T/few.sum" "$T/ovl.sum" ||
+	die "the $FEW-layer view differs from the $LAYERS-layer view"
+for p in uovl fovl; do
+	mount_peer "$p"
+	(cd "$ROOT" && LC_ALL=C find . -mindepth 1 -printf '%P %y %s\n' | LC_ALL=C sort) >"$T/$p.find"
+	(cd "$ROOT" && xargs -d '\n' cat <"$T/ulists/files") | sha256sum >"$T/$p.sum"
+	umount_peer "$p"
+done
+same_listing=no same_contents=no
+cmp -s "$T/uovl.find" "$T/fovl.find" && same_listing=yes
+cmp -s "$T/uovl.sum" "$T/fovl.sum" && same_contents=yes
+[ "$same_listing" = yes ] || echo "overlay.sh: casefoldfs and fuse-overlayfs list otherwise: $(diff "$T/fovl.find" "$T/uovl.find" | head -5)" >&2
+note "views checked (conflict-free variant against fuse-overlayfs: listing $same_listing, contents $same_contents)"
+
+# ---- Rounds.
+rotate() { # N WORDS...: the words rotated left by N
+	n=$(($1 % ($# - 1)))
+	shift
+	while [ "$n" -gt 0 ]; do set -- "$@" "$1"; shift; n=$((n - 1)); done
+	echo "$@"
+}
+for round in $(seq "$ROUNDS"); do
+	# shellcheck disable=SC2046
+	for p in $(rotate "$round" ovl few one uovl fovl); do
+		case $p in
+		ovl | one | few)
+			# (a), (e): stat by other spellings, first and second pass.
+			mount_peer "$p"
+			paths "$p" stat1 stat "$T/lists/miscased"
+			paths "$p" stat2 stat "$T/lists/miscased"
+			umount_peer "$p"
+			[ "$p" = few ] && continue
+			# (b): every directory listed, first and second pass.
+			mount_peer "$p"
+			paths "$p" list1 list "$T/lists/dirs"
+			paths "$p" list2 list "$T/lists/dirs"
+			umount_peer "$p"
+			if [ "$p" = ovl ]; then
+				# (c): mount and find, and the memory it took.
+				t0=$(now)
+				mount_peer ovl
+				record ovl mount "$(since "$t0")"
+				rss0=$(rss_of "$PID")
+				n=$(find "$MNT" | wc -l)
+				record ovl find "$(since "$t0")"
+				rss1=$(rss_of "$PID")
+				record ovl rss "$((rss1 * 1024 / (n - 1)))"
+				record ovl rssgrowth "$(((rss1 - rss0) * 1024 / (n - 1)))"
+				record ovl rsskb "$rss1"
+				[ "$n" = $((ENTRIES + 1)) ] || { echo "overlay.sh: find saw $n names, not $((ENTRIES + 1))" >&2; record ovl failed 1; }
+				umount_peer ovl
+			else
+				t0=$(now)
+				n=$(find "$T/copy/m" | wc -l)
+				record plain find "$(since "$t0")"
+			fi
+			;;
+		uovl | fovl)
+			# (d): exact names, as fuse-overlayfs needs them.
+			mount_peer "$p"
+			paths "$p" ustat1 stat "$T/ulists/exact"
+			paths "$p" ustat2 stat "$T/ulists/exact"
+			umount_peer "$p"
+			mount_peer "$p"
+			paths "$p" open1 open "$T/ulists/exact"
+			paths "$p" open2 open "$T/ulists/exact"
+			umount_peer "$p"
+			mount_peer "$p"
+			paths "$p" ulist1 list "$T/ulists/dirs"
+			paths "$p" ulist2 list "$T/ulists/dirs"
+			umount_peer "$p"
+			;;
+		esac
+	done
+	note "round $round done"
+done
+
+echo "casefoldfs: \`$CFS\`; $(fuse-overlayfs --version 2>/dev/null | sed -n 's/^fuse-overlayfs: //p' | head -1 | sed 's/^/fuse-overlayfs /');" \
+	"$LAYERS lower trees (mods) with $FILES files, $ENTRIES names in the view" \
+	"($(wc -l <"$T/lists/dirs") directories); $PICK files picked for stat and open; backing:" \
+	"$(findmnt -no FSTYPE,SOURCE -T "$T") under $TMP; $ROUNDS rounds, a fresh mount per pass pair;" \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+echo
+awk -v layers="$LAYERS" -v few="$FEW" -v pick="$PICK" -v entries="$ENTRIES" \
+	-v samel="$same_listing" -v samec="$same_contents" '
+function med(a, n,   i, j, t) {
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function cell(p, m,   v, n, r) {
+	n = 0
+	for (r = 1; r <= maxr; r++) if ((r, p, m) in val) v[++n] = val[r, p, m]
+	return n ? med(v, n) : ""
+}
+# The median over rounds of p/m over q/m2 in the same round.
+function ratio(p, m, q, m2,   v, n, r) {
+	n = 0
+	for (r = 1; r <= maxr; r++)
+		if ((r, p, m) in val && (r, q, m2) in val && val[r, q, m2] > 0)
+			v[++n] = val[r, p, m] / val[r, q, m2]
+	return n ? med(v, n) : ""
+}
+function f(x, fmt) { return x == "" ? "—" : sprintf(fmt, x) }
+function goal(x, target) { return x == "" ? "—" : sprintf("%.2f× %s", x, x <= target ? "(met)" : "**(not met)**") }
+function row(what, a, b, m, unit, target, tt,   x) {
+	x = ratio(a, m, b, m)
+	printf "| %s | %s | %s | %s | %s |\n", what, f(cell(a, m), unit), f(cell(b, m), unit),
+		target == "" ? f(x, "%.2f×") : goal(x, target), tt
+}
+{ val[$1, $2, $3] = $4; if ($1 > maxr) maxr = $1; if ($3 == "failed") failed += $4 }
+END {
+	print "| measurement | casefoldfs view | peer | ratio | goal |"
+	print "|---|--:|--:|--:|---|"
+	row(sprintf("(a) stat %d files by another spelling, µs each: %d-layer view vs one-tree mount of the copy, first pass", pick, layers), "ovl", "one", "stat1", "%.1f", 1.5, "≤ 1.5×")
+	row("the same, second pass", "ovl", "one", "stat2", "%.1f", "", "")
+	row("(b) list every directory, µs per directory: view vs one-tree mount, first pass", "ovl", "one", "list1", "%.0f", 1.5, "≤ 1.5×")
+	row("the same, second pass", "ovl", "one", "list2", "%.0f", "", "")
+	x = ratio("ovl", "find", "plain", "find")
+	printf "| (c) mount the %d-layer view + find all of it (s) vs find over the plain copy (s) | %s | %s | %s | ≤ 2× |\n",
+		layers, f(cell("ovl", "find"), "%.2f"), f(cell("plain", "find"), "%.2f"), goal(x, 2)
+	printf "| the mount alone (s) | %s | | | seconds |\n", f(cell("ovl", "mount"), "%.2f")
+	x = cell("ovl", "rss")
+	printf "| daemon VmRSS after the find, B per name of the view (%d names; VmRSS %s KiB) | %s | | | ≤ 300 B %s |\n",
+		entries, f(cell("ovl", "rsskb"), "%d"), f(x, "%.0f"), x == "" ? "" : (x <= 300 ? "(met)" : "**(not met)**")
+	printf "| the same, growth over the VmRSS right after the mount | %s | | | |\n", f(cell("ovl", "rssgrowth"), "%.0f")
+	row(sprintf("(d) no case conflicts, stat %d files, µs each: casefoldfs vs fuse-overlayfs, first pass", pick), "uovl", "fovl", "ustat1", "%.1f", 1, "≤ 1×")
+	row("the same, second pass", "uovl", "fovl", "ustat2", "%.1f", "", "")
+	row("(d) open + read + close, µs each, first pass", "uovl", "fovl", "open1", "%.1f", 1, "≤ 1×")
+	row("the same, second pass", "uovl", "fovl", "open2", "%.1f", "", "")
+	row("(d) list every directory, µs each, first pass", "uovl", "fovl", "ulist1", "%.0f", 1, "≤ 1×")
+	row("the same, second pass", "uovl", "fovl", "ulist2", "%.0f", "", "")
+	printf "| (d) the same listing and contents as fuse-overlayfs | listing: %s | contents: %s | | same |\n", samel, samec
+	row(sprintf("(e) stat by another spelling, µs each: %d layers vs %d layers (same files), first pass", layers, few), "ovl", "few", "stat1", "%.1f", 1.5, "≤ 1.5×")
+	row("the same, second pass", "ovl", "few", "stat2", "%.1f", "", "")
+	print ""
+	if (failed) printf "Failed measurements: %d (see stderr).\n\n", failed
+}' "$R"
+echo "Section time: $(elapsed) s."
+echo
+if grep -q ' failed ' "$R" || [ "$same_listing" != yes ] || [ "$same_contents" != yes ]; then
+	die "failed measurements or views that differ"
+fi
