@@ -280,8 +280,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	fs->flush_writers = !backing_local(rootfd);
 	fs->case_rename = cli->case_rename;
 	fs->casefold_nonempty = cli->casefold_nonempty;
-	atomic_init(&fs->dcache_mode, cli->noepoch ? CFS_DCACHE_ZERO : CFS_DCACHE_PROBE);
-	atomic_init(&fs->epoch, 1);  /* directories' records start at 0: empty */
+	dent_init(&fs->dentries, cli->noepoch);
 	r = inode_table_init(&fs->nodes, rootfd, !cli->nohandles, fd_cache_size(cli->fd_cache));
 	if (r < 0) {
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, strerror(-r));
@@ -354,6 +353,7 @@ static int run_session(struct cfs *fs, struct fuse_args *args,
 	if (!se)
 		return 1;
 	fs->se = se;
+	fs->dentries.se = se;
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out_session;
 	if (fuse_session_mount(se, co->mountpoint) != 0)
