@@ -9,7 +9,7 @@ static void ovl_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
 	if (conn->capable & FUSE_CAP_SPLICE_READ)
 		conn->want |= FUSE_CAP_SPLICE_READ;
-	/* Directory listings come from the index, never cached by the kernel. */
+	/* Listings are plain: the kernel looks up what it wants to stat. */
 	conn->want &= ~FUSE_CAP_READDIRPLUS;
 }
 
