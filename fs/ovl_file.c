@@ -15,6 +15,7 @@
 
 #include "ovl.h"
 #include "util.h"
+#include "xattrs.h"
 
 /* Copies n up (a directory: makes sure the upper tree has it). */
 static int raise_up(struct view *v, struct view_node *n)
@@ -235,52 +236,38 @@ static int xattr_fd(struct view *v, struct view_node *n, char proc[static 32])
 	return fd;
 }
 
-static void reply_xattr(fuse_req_t req, size_t size, const char *buf, ssize_t n)
-{
-	if (n < 0)
-		fuse_reply_err(req, (int)-n);
-	else if (size == 0)
-		fuse_reply_xattr(req, (size_t)n);
-	else if ((size_t)n > size)
-		fuse_reply_err(req, ERANGE);
-	else
-		fuse_reply_buf(req, buf, (size_t)n);
-}
-
 void ovl_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct view *v = view_of(req);
-	char proc[32], buf[65536];
+	char proc[32], *buf = NULL;
 	int fd = marker_is_ours(name) ? -ENODATA : xattr_fd(v, view_node(v, ino), proc);
 	ssize_t n = fd;
 
 	if (fd >= 0) {
-		n = getxattr(proc, name, buf, size ? sizeof(buf) : 0);
-		n = n < 0 ? -errno : n;
+		buf = size ? malloc(size) : NULL;
+		if (size && !buf)
+			n = -ENOMEM;
+		else if ((n = getxattr(proc, name, buf, size)) < 0)
+			n = -errno;
 		close(fd);
 	}
-	reply_xattr(req, size, buf, n);
+	xattrs_reply(req, size, buf, n);
+	free(buf);
 }
 
 void ovl_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	struct view *v = view_of(req);
-	char proc[32], buf[65536], out[65536];
+	char proc[32], *list = NULL;
 	int fd = xattr_fd(v, view_node(v, ino), proc);
-	ssize_t n = fd == -ENODATA ? 0 : fd, len = 0;
+	ssize_t n = fd == -ENODATA ? 0 : fd;
 
 	if (fd >= 0) {
-		n = listxattr(proc, buf, sizeof(buf));
-		n = n < 0 ? -errno : n;
+		n = xattrs_list(proc, marker_is_ours, &list);
 		close(fd);
 	}
-	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
-		if (marker_is_ours(buf + i))
-			continue;
-		memcpy(out + len, buf + i, strlen(buf + i) + 1);
-		len += (ssize_t)strlen(buf + i) + 1;
-	}
-	reply_xattr(req, size, out, n < 0 ? n : len);
+	xattrs_reply(req, size, list, n);
+	free(list);
 }
 
 /* Changing an attribute copies the object up first. */
