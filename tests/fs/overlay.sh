@@ -190,7 +190,7 @@ C1=$T/c1 C2=$T/c2 C3=$T/c3 CU=$T/cu CW=$T/cw FU=$T/fu FW=$T/fw FM=$T/fmnt
 mkdir -p "$C1/a/b" "$C2/a/b" "$C2/c/deep/er" "$C3/a" "$C3/c" "$C3/empty" "$C3/c/deep" \
 	"$CU" "$CW" "$FU" "$FW" "$FM"
 for l in 1 2 3; do
-	eval "d=\$C$l"
+	d=$T/c$l
 	echo "c$l f1" >"$d/a/f1"                    # in all three: the top one wins
 	echo "c$l only" >"$d/only$l"
 	[ "$l" = 1 ] || echo "c$l f3" >"$d/c/f3"
@@ -202,7 +202,9 @@ ln -s a/f1 "$C2/link" && ln -s /nonexistent "$C3/a/dangling"
 cbefore=$(for l in "$C1" "$C2" "$C3"; do tree_state "$l"; done)
 ovl_mount "lowerdir=$C1:$C2:$C3,upperdir=$CU,workdir=$CW"
 fovl_mount "$C1:$C2:$C3" "$FU" "$FW" "$FM"
-[ "$(view "$M")" = "$(view "$FM")" ] || fail "views differ from fuse-overlayfs: $(diff <(view "$FM") <(view "$M"))"
+view "$M" >"$T/view.cfs"
+view "$FM" >"$T/view.fovl"
+cmp -s "$T/view.cfs" "$T/view.fovl" || fail "views differ from fuse-overlayfs: $(diff "$T/view.fovl" "$T/view.cfs")"
 # The same operations on both; every outcome must match.
 ops=(
 	"create a/new.txt" "create a/f1" "unlink c/f3" "unlink c/f3" "mkdir a/newdir" "mkdir a/b"
@@ -224,8 +226,10 @@ for m in "$M" "$FM"; do
 		rm -r "$m/c/deep" && mkdir "$m/c/deep" && echo x >"$m/c/deep/new" || fail "writes through $m"
 	mv "$m/c" "$m/c.moved" || fail "mv of a merged directory through $m"
 done
-[ "$(view "$M")" = "$(view "$FM")" ] ||
-	fail "views differ from fuse-overlayfs after the operations: $(diff <(view "$FM") <(view "$M"))"
+view "$M" >"$T/view.cfs"
+view "$FM" >"$T/view.fovl"
+cmp -s "$T/view.cfs" "$T/view.fovl" ||
+	fail "views differ from fuse-overlayfs after the operations: $(diff "$T/view.fovl" "$T/view.cfs")"
 # Both upper trees hold the same files (fuse-overlayfs adds .wh.* markers).
 uppers() { (cd "$1" && find . -type f ! -name '.wh.*' -exec sha256sum {} + | LC_ALL=C sort); }
 [ "$(uppers "$CU")" = "$(uppers "$FU")" ] || fail "upper files differ: $(diff <(uppers "$FU") <(uppers "$CU"))"
@@ -239,8 +243,21 @@ cp -a "$CU" "$T/cu2" && cp -a "$FU" "$T/fu2" && mkdir "$T/cw2" "$T/fw2" || fail 
 fovl_mount "$C1:$C2:$C3" "$T/cu2" "$T/fw2" "$FM"
 [ "$(view "$FM")" = "$seen" ] || fail "fuse-overlayfs reads casefoldfs's upper tree otherwise: $(diff <(echo "$seen") <(view "$FM"))"
 fovl_umount "$FM"
-ovl_mount "lowerdir=$C1:$C2:$C3,upperdir=$T/fu2,workdir=$T/cw2"
-[ "$(view "$M")" = "$seen" ] || fail "casefoldfs reads fuse-overlayfs's upper tree otherwise: $(diff <(echo "$seen") <(view "$M"))"
-cfs_umount
+# fuse-overlayfs also drops .wh..wh..opq files into the directories it makes
+# opaque (aufs's marker, not overlayfs's: it sets the opaque xattr too,
+# which is what casefoldfs reads); they go from the copy (its .wh..opq
+# devices beside them are plain whiteouts of that name).  Its .wh.NAME
+# whiteout files (made where it cannot make devices) are not overlayfs's
+# either: then this direction is not compared.
+find "$T/fu2" -name .wh..wh..opq -delete
+if [ -n "$(find "$T/fu2" -name '.wh.*' -type f)" ]; then
+	echo "fuse-overlayfs wrote .wh.* whiteout files: its upper tree is not read by casefoldfs here"
+else
+	ovl_mount "lowerdir=$C1:$C2:$C3,upperdir=$T/fu2,workdir=$T/cw2"
+	view "$M" >"$T/view.cfs"
+	[ "$(cat "$T/view.cfs")" = "$seen" ] ||
+		fail "casefoldfs reads fuse-overlayfs's upper tree otherwise: $(diff <(echo "$seen") "$T/view.cfs")"
+	cfs_umount
+fi
 [ "$(for l in "$C1" "$C2" "$C3"; do tree_state "$l"; done)" = "$cbefore" ] || fail "a compared lower tree changed"
 echo "overlay: ok"
