@@ -15,7 +15,7 @@
 L1=$T/l1 L2=$T/l2 L3=$T/l3 U=$T/upper W=$T/work
 mkdir -p "$L1/Data/Textures" "$L1/Data/Meshes" \
 	"$L2/data/textures" "$L2/data/sounds" "$L2/Plugins" \
-	"$L3/DATA/TEXTURES" "$L3/Plugins" "$L3/Empty" "$U" "$W"
+	"$L3/DATA/TEXTURES" "$L3/Plugins" "$L3/Empty" "$L3/Deep/er/Old" "$U" "$W"
 echo "l1 armor" >"$L1/Data/Textures/Armor.dds"
 echo "l1 sword" >"$L1/Data/Meshes/sword.nif"
 echo "l1 readme" >"$L1/readme.txt"
@@ -37,7 +37,7 @@ ovl_mount "lowerdir=$L1:$L2:$L3,upperdir=$U,workdir=$W" overlay
 cd "$M" || fail "cd"
 
 # ---- Lookup and listing: one entry per folded name, the top one's spelling.
-[ "$(listing .)" = "Data Empty Plugins only3.txt readme.txt " ] || fail "root lists: $(listing .)"
+[ "$(listing .)" = "Data Deep Empty Plugins only3.txt readme.txt " ] || fail "root lists: $(listing .)"
 [ "$(listing data)" = "Meshes Textures sounds " ] || fail "Data lists: $(listing data)"
 [ "$(listing DATA/TEXTURES)" = "Armor.dds boots.dds helmet.dds " ] ||
 	fail "Data/Textures lists: $(listing DATA/TEXTURES)"
@@ -111,6 +111,16 @@ expect ENOENT stat plugins
 mkdir Fresh && echo f >Fresh/f
 expect OK rename FRESH Renamed
 [ "$(cat renamed/F)" = f ] || fail "renamed upper directory"
+# Moved over an empty lower directory (by another spelling), it is made
+# opaque and is still the upper tree's alone: it moves again, as overlayfs's
+# does, and nothing of the lower one comes back.
+mkdir Deep/er/New && echo n >Deep/er/New/n
+expect OK rename Deep/er/New Deep/er/old
+old=$U/Deep/er/$(folded_entry "$U/Deep/er" old)
+[ "$(xget "$old" user.overlay.opaque)" = y ] || fail "a directory moved over a lower one is not opaque"
+expect OK rename Deep/er/Old Deep/er/Moved
+[ "$(cat deep/er/moved/N)" = n ] || fail "moved twice"
+expect ENOENT stat deep/er/old
 
 # ---- Remounted, the upper tree says the same.
 cd /
