@@ -26,8 +26,8 @@ fi
 # index, scale and stress (long; stress_model and kill_stress cover the
 # random operations), differential (a VM).
 suites="fs/lookup fs/reserved fs/version fs/indexmem fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/behind fs/killed
-	fs/hostile fs/stress_model fs/kill_stress clients/git clients/rsync_tar
-	clients/python_coreutils"
+	fs/hostile fs/stress_model fs/kill_stress fs/overlay fs/overlay_hostile fs/overlay_mods
+	fs/overlay_stress clients/git clients/rsync_tar clients/python_coreutils"
 . "$tests/fs/suites.sh"
 AGAIN_AS=(setpriv --reuid=65534 --regid=65534 --clear-groups
 	env CF_UNPRIV=1 HOME=/tmp CF_ROOT="${tests%/tests}" CF_BUILD="$build")
