@@ -100,6 +100,13 @@ expect ENOENT stat data/sounds/x.wav
 sounds=$U/Data/$(folded_entry "$U/Data" sounds)
 [ -d "$sounds" ] && [ "$(xget "$sounds" user.overlay.opaque)" = y ] ||
 	fail "recreated Sounds is not an opaque directory in upper (user.overlay.opaque: $(xget "$sounds" user.overlay.opaque))"
+# overlayfs's own xattrs belong to the layers: not shown, not settable.
+[ -z "$(xget data/sounds user.overlay.opaque)" ] || fail "user.overlay.opaque shows through the view"
+python3 -c 'import os, sys; sys.exit(any(a.startswith(("user.overlay.", "trusted.overlay.")) for a in os.listxattr(sys.argv[1])))' \
+	data/sounds || fail "listxattr shows overlayfs's xattrs: $(python3 -c 'import os, sys; print(os.listxattr(sys.argv[1]))' data/sounds)"
+python3 -c 'import os; os.setxattr("data/sounds", "user.overlay.opaque", b"x")' 2>/dev/null &&
+	fail "user.overlay.opaque set through the view"
+[ "$(xget "$sounds" user.overlay.opaque)" = y ] || fail "setting user.overlay.opaque through the view changed the upper tree"
 
 # ---- Renaming a merged directory: EXDEV; mv falls back to copying.
 expect EXDEV rename Data Data2
