@@ -279,13 +279,13 @@ int upper_place(struct view *v, struct view_node *dir, const char *tmp, bool isd
 		const char *name, uint32_t whiteout)
 {
 	int w = v->layers.workfd, pfd = upper_open(v, dir), r;
-	char old[CFS_NAME_MAX + 1] = "";
+	char old[CFS_NAME_MAX + 8] = "";
 
 	if (pfd < 0)
 		return pfd;
 	pthread_mutex_lock(&v->lock);
 	if (whiteout != MERGE_NONE && merge_entry(dir->d->index, whiteout)->layer == 0)
-		snprintf(old, sizeof(old), "%s", merge_name(dir->d->index, whiteout));
+		merge_stored(dir->d->index, whiteout, old, sizeof(old));
 	pthread_mutex_unlock(&v->lock);
 	if (!*old)
 		r = renameat2(w, tmp, pfd, name, RENAME_NOREPLACE);
