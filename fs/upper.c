@@ -287,16 +287,19 @@ int upper_place(struct view *v, struct view_node *dir, const char *tmp, bool isd
 	if (whiteout != MERGE_NONE && merge_entry(dir->d->index, whiteout)->layer == 0)
 		merge_stored(dir->d->index, whiteout, old, sizeof(old));
 	pthread_mutex_unlock(&v->lock);
-	if (!*old)
-		r = renameat2(w, tmp, pfd, name, RENAME_NOREPLACE);
-	else if (strcmp(old, name) != 0)
-		r = renameat2(w, tmp, pfd, name, RENAME_NOREPLACE) < 0 ? -1 :
-		    unlinkat(pfd, old, 0);
-	else if (isdir)  /* a directory cannot replace a file: they trade places */
-		r = renameat2(w, tmp, pfd, name, RENAME_EXCHANGE) < 0 ? -1 : unlinkat(w, tmp, 0);
-	else
-		r = renameat(w, tmp, pfd, name);
-	r = r < 0 ? -errno : 0;
+	/* Once the object is in place the change is made: a whiteout left
+	 * behind beside it only hides what the new object hides anyway. */
+	if (!*old || strcmp(old, name) != 0) {
+		r = renameat2(w, tmp, pfd, name, RENAME_NOREPLACE) < 0 ? -errno : 0;
+		if (r == 0 && *old)
+			unlinkat(pfd, old, 0);
+	} else if (isdir) {  /* a directory cannot replace a file: they trade places */
+		r = renameat2(w, tmp, pfd, name, RENAME_EXCHANGE) < 0 ? -errno : 0;
+		if (r == 0)
+			unlinkat(w, tmp, 0);
+	} else {
+		r = renameat(w, tmp, pfd, name) < 0 ? -errno : 0;
+	}
 	close(pfd);
 	if (r == 0 && *old) {
 		pthread_mutex_lock(&v->lock);
