@@ -616,7 +616,9 @@ static int move_index(struct view *v, struct move *mv, const char *to)
 	n->idx = idx;
 	free(n->name);
 	n->name = name;
-	if (n->d) {
+	if (n->d) {  /* only an upper directory moves: its one part is renamed */
+		while (n->d->nparts > 1)
+			free(n->d->parts[--n->d->nparts].name);
 		free(n->d->parts[0].name);
 		n->d->parts[0].name = dname;
 	}
@@ -639,8 +641,15 @@ static int move_check(struct view *v, struct move *mv, unsigned flags, struct vi
 {
 	if (mv->s.idx == MERGE_NONE)
 		return -ENOENT;
-	/* As overlayfs without redirect_dir: mv copies such a directory. */
-	if (mv->s.type == DT_DIR && (mv->s.layer != 0 || mv->s.merged))
+	/*
+	 * As overlayfs without redirect_dir: mv copies a directory that shows
+	 * a lower one.  An opaque upper directory shows none, whatever lies
+	 * below (the parent's index cannot tell: opaqueness is read when a
+	 * directory's own index is built).
+	 */
+	if (mv->s.type == DT_DIR &&
+	    (mv->s.layer != 0 ||
+	     (mv->s.merged && !upper_opaque(v, mv->src, mv->s.stored))))
 		return -EXDEV;
 	if (mv->d.idx == MERGE_NONE)
 		return 0;

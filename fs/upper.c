@@ -368,3 +368,20 @@ int upper_discard(struct view *v, struct view_node *dir, const char *name, bool 
 	close(pfd);
 	return r;
 }
+
+/* Whether dir's upper directory name is opaque (nothing below shows in it). */
+bool upper_opaque(struct view *v, struct view_node *dir, const char *name)
+{
+	int pfd = upper_open(v, dir), fd;
+	bool opaque;
+
+	if (pfd < 0)
+		return false;
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return false;
+	opaque = marker_dir(fd) == MARKER_OPAQUE;
+	close(fd);
+	return opaque;
+}
