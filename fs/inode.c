@@ -407,7 +407,7 @@ static struct cfs_inode *relocate(struct cfs_inode *in, struct cfs_inode *dir,
 	struct cfs_inode *old = in->parent;
 	char *copy;
 
-	if (in->handle_len || !old || (old == dir && strcmp(in->name, name) == 0))
+	if (in->handle_len || !old || !name || (old == dir && strcmp(in->name, name) == 0))
 		return NULL;
 	copy = strdup(name);
 	if (!copy)
@@ -419,7 +419,10 @@ static struct cfs_inode *relocate(struct cfs_inode *in, struct cfs_inode *dir,
 	return old;
 }
 
-/* A new node for the object fd (consumed on success) is on, as st says. */
+/*
+ * A new node for the object fd (consumed on success) is on, as st says,
+ * found as name (NULL: reached otherwise, so it needs a file handle).
+ */
 static int new_node(struct cfs_nodes *nt, const char *name, int fd,
 		    const struct stat *st, struct cfs_inode **out)
 {
@@ -440,9 +443,10 @@ static int new_node(struct cfs_nodes *nt, const char *name, int fd,
 		in->handle_len = (uint8_t)len;
 		in->handle_type = h.fh.handle_type;
 		memcpy(in->handle, h.fh.f_handle, len);
-	} else if (!(in->name = strdup(name))) {
+	} else if (!name || !(in->name = strdup(name))) {
+		/* No name (reached by handle or as ".."): no locator at all. */
 		free(in);
-		return -ENOMEM;
+		return name ? -ENOMEM : -ESTALE;
 	}
 	if (S_ISDIR(st->st_mode)) {
 		int err = (in->d = malloc(sizeof(*in->d))) ? dir_record_init(in, fd, st) : -ENOMEM;
@@ -460,7 +464,8 @@ static int new_node(struct cfs_nodes *nt, const char *name, int fd,
 
 /*
  * Takes one kernel reference on the node of the object fd is on, whose
- * attributes are st, found as name in dir, creating the node if needed.
+ * attributes are st, found as name in dir (NULL: by handle, or as "..",
+ * which make no path locator), creating the node if needed.
  * With install, fd (O_PATH) is consumed: cached for the new node, or
  * closed; without, it is the caller's (an open file) and only lends the
  * new node its file handle.
@@ -600,8 +605,8 @@ int inode_lookup(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const cha
  * The parent of the directory dir (pinned as dfd), with one kernel
  * reference, for the kernel's LOOKUP of ".." (NFS export); fills st.  The
  * root is its own parent.  A node already known is taken as it is (its
- * locator untouched); a new one needs a file handle: a path locator
- * (dir, "..") would make dir hold its own parent.
+ * locator untouched); a new one needs a file handle, else ESTALE: a path
+ * locator (dir, "..") would make dir hold its own parent.
  */
 int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, struct stat *st,
 			struct cfs_inode **out)
@@ -637,11 +642,7 @@ int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, st
 		*out = in;
 		return 0;
 	}
-	if (!nt->use_handles) {
-		close(fd);
-		return -ESTALE;
-	}
-	return lookup_fd(nt, dir, "..", fd, true, st, out);
+	return lookup_fd(nt, dir, NULL, fd, true, st, out);
 }
 
 /*
@@ -664,7 +665,7 @@ static int lookup_derived(struct cfs_nodes *nt, fuse_ino_t id, struct cfs_inode 
 	while (fd < 0 && inode_shed(nt, errno));
 	if (fd < 0)
 		return errno == ENOENT || errno == ESTALE || errno == EINVAL ? -ESTALE : -errno;
-	err = inode_lookup_fd(nt, nt->root, "", fd, &st, out);
+	err = inode_lookup_fd(nt, nt->root, NULL, fd, &st, out);
 	if (err == 0 && (*out)->id.value != id) {
 		inode_forget(nt, *out, 1);
 		err = -ESTALE;
