@@ -4,7 +4,7 @@
 # (tests/kernel/run-in-vm: Debian's kernel has nfsd, the NFS client and fuse
 # as modules; this host's kernel may have none, and its own NFS server is
 # never touched): the daemon (this build, sanitizers included) on an ext4
-# image, exported with fsid= and mounted with NFS 4.2:
+# image, exported with fsid= and mounted with NFS 4.2 and NFS 3:
 #   - lookups by other spellings in a +F directory, and a miss;
 #   - create, a fold-equal create (EEXIST), rename, unlink through NFS, each
 #     seen through the mount and in the backing tree; a name created
@@ -14,6 +14,8 @@
 #     would use them) open the same files, a file removed meanwhile is
 #     ESTALE even though a new file has its inode number, and paths work;
 #   - every daemon exits cleanly (status 0: no sanitizer report).
+# Exports, mounts and daemons live and die with the VM: a failure at any
+# point leaves nothing on this host (at_exit removes the test's files).
 # The protocol side alone (LOOKUP of "." and "..") is export.sh.
 . "$(dirname "$0")/lib.sh"
 
@@ -22,7 +24,7 @@ runner=${CF_KERNEL_RUNNER:-$CF_ROOT/tests/kernel/run-in-vm}
 PATH=$PATH:/usr/sbin:/sbin
 host_files=("$CFS" /etc/netconfig /etc/services /etc/protocols)
 missing=()
-for t in exportfs rpc.nfsd rpc.mountd mount.nfs; do
+for t in exportfs rpc.nfsd rpc.mountd mount.nfs rpcbind; do
 	if p=$(command -v "$t"); then host_files+=("$p"); else missing+=("$t"); fi
 done
 [ ${#missing[@]} -eq 0 ] ||
@@ -59,9 +61,9 @@ ln -sf /proc/mounts /etc/mtab
 
 truncate -s 64M /tmp/back.img
 mke2fs -q -t ext4 /tmp/back.img || fail "mke2fs"
-mkdir -p /tmp/e /tmp/cfs /tmp/n
+mkdir -p /tmp/e /tmp/cfs
 mount -o loop /tmp/back.img /tmp/e || fail "mount the ext4 image"
-B=/tmp/e/back M=/tmp/cfs N=/tmp/n
+B=/tmp/e/back M=/tmp/cfs
 mkdir $B
 
 start_cfs() {
@@ -95,50 +97,64 @@ mkdir $M/ci && chattr +F $M/ci || fail "chattr +F"
 echo hello > $M/ci/File.txt
 mkdir $M/ci/SubDir
 export_cfs
-rpc.mountd -N 3 || fail "rpc.mountd"
-rpc.nfsd -N 3 4 || fail "rpc.nfsd"
-mount.nfs 127.0.0.1:$M $N -o vers=4.2,actimeo=0 || fail "mount.nfs vers=4.2"
-echo "NFS 4.2 mount of the casefoldfs mount"
+# rpcbind (NFS 3 and its MOUNT protocol) runs as _rpc.
+echo '_rpc:x:102:65534::/run/rpcbind:/bin/false' >> /etc/passwd
+mkdir -p /run/rpcbind && chown 102 /run/rpcbind
+rpcbind || fail "rpcbind"
+rpc.mountd || fail "rpc.mountd"
+rpc.nfsd 4 || fail "rpc.nfsd"
+N4=/tmp/n4 N3=/tmp/n3
+mkdir $N4 $N3
+mount.nfs 127.0.0.1:$M $N4 -o vers=4.2,actimeo=0 || fail "mount.nfs vers=4.2"
+mount.nfs 127.0.0.1:$M $N3 -o vers=3,nolock,actimeo=0 || fail "mount.nfs vers=3"
 
 # check WHAT GOT WANT
 check() {
 	[ "$2" = "$3" ] || fail "$1: '$2', expected '$3'"
 	echo "  $1: $2"
 }
-# Lookups by other spellings, through NFS.
-check "FILE.TXT" "$(cat $N/ci/FILE.TXT)" hello
-check "file.txt" "$(cat $N/ci/file.txt)" hello
-check "same inode" "$(stat -c %i $N/ci/fIlE.tXt)" "$(stat -c %i $M/ci/File.txt)"
-check "subdir/" "$(cd $N/ci/subdir && pwd)" "$N/ci/subdir"
-check "a miss" "$(cat $N/ci/nothere 2>/dev/null || echo ENOENT)" ENOENT
+# through N V: lookups and changes through the NFS mount N (version V),
+# each seen through the casefoldfs mount and in the backing tree, and the
+# other way; names carry V so that one client's caches do not answer for
+# the other.
+through() {
+	N=$1 V=$2
+	echo "NFS $V:"
+	check "FILE.TXT" "$(cat $N/ci/FILE.TXT)" hello
+	check "file.txt" "$(cat $N/ci/file.txt)" hello
+	check "same inode" "$(stat -c %i $N/ci/fIlE.tXt)" "$(stat -c %i $M/ci/File.txt)"
+	check "subdir/" "$(cd $N/ci/subdir && pwd)" "$N/ci/subdir"
+	check "a miss" "$(cat $N/ci/nothere$V 2>/dev/null || echo ENOENT)" ENOENT
+	echo nfs > $N/ci/FromNfs$V || fail "create through NFS $V"
+	check "created, through the mount" "$(cat $M/ci/fromnfs$V)" nfs
+	check "created, backing" "$(ls $B/ci | grep -i fromnfs$V)" FromNfs$V
+	mkdir $N/ci/FROMNFS$V 2>/dev/null && fail "mkdir of a fold-equal name succeeded"
+	(set -C; echo clobber > $N/ci/FROMNFS$V) 2>/dev/null &&
+		fail "O_EXCL of a fold-equal name succeeded"
+	check "fold-equal creations refused" "$(cat $M/ci/FromNfs$V)" nfs
+	mv $N/ci/fromnfs$V $N/ci/Renamed$V || fail "rename through NFS $V"
+	check "renamed, backing" "$(ls $B/ci | grep -i -e fromnfs$V -e renamed$V)" Renamed$V
+	check "renamed, through the mount" "$(cat $M/ci/RENAMED$V)" nfs
+	rm $N/ci/RENAMED$V || fail "unlink through NFS $V"
+	check "unlinked, backing" "$(ls $B/ci | grep -ic renamed$V)" 0
+	check "unlinked, through the mount" "$(cat $M/ci/Renamed$V 2>/dev/null || echo ENOENT)" ENOENT
+	echo mount > $M/ci/FromMount$V
+	check "created through the mount, NFS" "$(cat $N/ci/FROMMOUNT$V)" mount
+	check "listed through NFS" "$(ls $N/ci | grep -i frommount$V)" FromMount$V
+}
+through $N4 4.2
+through $N3 3
 
-# Changes through NFS, seen through the mount and in the backing tree.
-echo nfs > $N/ci/FromNfs || fail "create through NFS"
-check "created, through the mount" "$(cat $M/ci/fromnfs)" nfs
-check "created, backing" "$(ls $B/ci | grep -i fromnfs)" FromNfs
-mkdir $N/ci/FROMNFS 2>/dev/null && fail "mkdir of a fold-equal name succeeded"
-(set -C; echo clobber > $N/ci/FROMNFS) 2>/dev/null && fail "O_EXCL of a fold-equal name succeeded"
-check "fold-equal creations refused" "$(cat $M/ci/FromNfs)" nfs
-mv $N/ci/fromnfs $N/ci/Renamed || fail "rename through NFS"
-check "renamed, backing" "$(ls $B/ci | grep -i -e fromnfs -e renamed)" Renamed
-check "renamed, through the mount" "$(cat $M/ci/RENAMED)" nfs
-rm $N/ci/RENAMED || fail "unlink through NFS"
-check "unlinked, backing" "$(ls $B/ci | grep -ic renamed)" 0
-check "unlinked, through the mount" "$(cat $M/ci/Renamed 2>/dev/null || echo ENOENT)" ENOENT
-# And the other way.
-echo mount > $M/ci/FromMount
-check "created through the mount, NFS" "$(cat $N/ci/FROMMOUNT)" mount
-check "listed through NFS" "$(ls $N/ci | grep -i frommount)" FromMount
-
-# The daemon restarted under the live NFS mount.  The client holds file
-# handles (saved through the NFS mount) of files it has read.
-for i in 1 2 3 4 5; do echo "r$i" > $N/ci/R$i; done
-echo victim > $N/ci/Victim
-for f in R1 R2 R3 R4 R5 Victim; do
-	cat $N/ci/$f >/dev/null
-	$FH save $N/ci/$f /tmp/h.$f || fail "name_to_handle_at on the NFS mount: $f"
+# The daemon restarted under the live NFS mounts.  The clients hold file
+# handles (saved through the NFS mounts) of files they have read.
+for i in 1 2 3 4 5; do echo "r$i" > $N4/ci/R$i; done
+echo victim > $N4/ci/Victim
+for f in R1 R2 R3 R4 R5 Victim SubDir; do
+	for N in $N4 $N3; do
+		[ -d $N/ci/$f ] || cat $N/ci/$f >/dev/null
+		$FH save $N/ci/$f /tmp/h.${N#/tmp/}.$f || fail "name_to_handle_at on $N: $f"
+	done
 done
-$FH save $N/ci/SubDir /tmp/h.SubDir || fail "name_to_handle_at on the NFS mount: SubDir"
 victim_ino=$(stat -c %i $B/ci/Victim)
 exportfs -ua
 stop_cfs
@@ -151,22 +167,24 @@ until [ "$(stat -c %i $B/ci/Newcomer$n 2>/dev/null)" = "$victim_ino" ]; do
 	[ $n -le 20 ] || fail "no new file got the victim's inode number $victim_ino"
 	echo newcomer > $B/ci/Newcomer$n
 done
-echo "  Newcomer$n has the victim's inode number"
+echo "Newcomer$n has the victim's inode number"
 start_cfs
 export_cfs
-echo "after a restart of the daemon under the NFS mount:"
-for f in R1 R2 R3 R4 R5; do
-	check "handle of $f" "$($FH open $N /tmp/h.$f)" "file r${f#R}"
+for N in $N4 $N3; do
+	echo "after a restart of the daemon, through $N:"
+	for f in R1 R2 R3 R4 R5; do
+		check "handle of $f" "$($FH open $N /tmp/h.${N#/tmp/}.$f)" "file r${f#R}"
+	done
+	check "handle of the removed Victim" "$($FH open $N /tmp/h.${N#/tmp/}.Victim)" ESTALE
+	check "handle of SubDir" "$($FH open $N /tmp/h.${N#/tmp/}.SubDir)" dir
+	check "path r3" "$(cat $N/ci/r3)" r3
+	check "path victim" "$(cat $N/ci/victim 2>/dev/null || echo gone)" gone
+	check "path newcomer" "$(cat $N/ci/NEWCOMER$n)" newcomer
+	echo after > $N/ci/After${N#/tmp/} || fail "create through $N after the restart"
+	check "created after the restart, through the mount" "$(cat $M/ci/after${N#/tmp/})" after
 done
-check "handle of the removed Victim" "$($FH open $N /tmp/h.Victim)" ESTALE
-check "handle of SubDir" "$($FH open $N /tmp/h.SubDir)" dir
-check "path r3" "$(cat $N/ci/r3)" r3
-check "path victim" "$(cat $N/ci/victim 2>/dev/null || echo gone)" gone
-check "path newcomer" "$(cat $N/ci/NEWCOMER$n)" newcomer
-echo after > $N/ci/After || fail "create through NFS after the restart"
-check "created after the restart, through the mount" "$(cat $M/ci/after)" after
 
-umount $N || fail "umount the NFS mount"
+umount $N4 && umount $N3 || fail "umount the NFS mounts"
 exportfs -ua
 rpc.nfsd 0
 stop_cfs
