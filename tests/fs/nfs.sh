@@ -22,7 +22,12 @@
 runner=${CF_KERNEL_RUNNER:-$CF_ROOT/tests/kernel/run-in-vm}
 [ -x "$runner" ] || skip "no kernel runner at $runner"
 PATH=$PATH:/usr/sbin:/sbin
+# The daemon goes to /data (the VM's /tmp is a tmpfs of its own), and with
+# it the libraries it loads, and libgcc_s, which glibc loads at run time
+# for pthread_cancel (the daemon's exit) and ldd does not list.
 host_files=("$CFS" /etc/netconfig /etc/services /etc/protocols)
+libgcc=$(cc -print-file-name=libgcc_s.so.1 2>/dev/null)
+[ "${libgcc#/}" = "$libgcc" ] || host_files+=("$libgcc")
 missing=()
 for t in exportfs rpc.nfsd rpc.mountd mount.nfs rpcbind; do
 	if p=$(command -v "$t"); then host_files+=("$p"); else missing+=("$t"); fi
@@ -35,13 +40,12 @@ cf_cc_only -std=c11 -D_GNU_SOURCE -static -O2 -o "$T/fhandle" "$CF_ROOT/tests/fs
 # The VM's part, under dash.  FAIL and SKIP lines end it; the rest is the
 # report.
 {
-	echo "CFS='$CFS'"
 	cat <<'VM'
 set -u
 exec 2>&1
 fail() { echo "FAIL: $*"; cat /tmp/daemon.log; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
-FH=/data/fhandle
+FH=/data/fhandle CFS=/data/casefoldfs
 for m in /lib/modules/extra/*.ko; do insmod "$m" 2>/dev/null; done
 grep -qw nfsd /proc/filesystems || skip "the VM's kernel has no nfsd (no module loaded)"
 grep -qw nfs4 /proc/filesystems || skip "the VM's kernel has no NFS 4 client"
@@ -192,7 +196,8 @@ echo "nfs: ok"
 VM
 } > "$T/vm.sh"
 
-CF_VM_HOST_FILES="${host_files[*]}" "$runner" "$T/vm.sh" "$T/fhandle" >"$T/vm.out" 2>"$T/runner.log"
+CF_VM_HOST_FILES="${host_files[*]}" "$runner" "$T/vm.sh" "$T/fhandle" "$CFS" \
+	>"$T/vm.out" 2>"$T/runner.log"
 rc=$?
 cat "$T/vm.out"
 case $rc in
