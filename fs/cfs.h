@@ -7,6 +7,7 @@
  *   util.h lowlevel.h      small helpers; libfuse's API version
  *   flagstore caps caller  where flags live; what the daemon and the caller may do
  *   super names            the superblock record; the naming rule (libcasefold)
+ *   dentries               the kernel's dentries: records and the epoch
  *   fdcache                the bounded CLOCK cache of backing descriptors
  *   dirindex dirpark       per-directory name index; indexes of forgotten dirs
  *   inode locator          nodes: table, locators, pin/open/reopen/hold
@@ -42,13 +43,6 @@ enum cfs_watch {
 	CFS_WATCH_INOTIFY,   /* a watch per directory the kernel remembers */
 };
 
-/* How entries in non-exact directories are cached (dcache.c). */
-enum {
-	CFS_DCACHE_PROBE,  /* not yet known whether the kernel has the epoch */
-	CFS_DCACHE_EPOCH,  /* stored spellings cached, epoch bumped when needed */
-	CFS_DCACHE_ZERO,   /* every spelling with entry_timeout 0 */
-};
-
 struct cfs {
 	/* Immutable once mounted. */
 	struct fuse_session *se;
@@ -66,8 +60,7 @@ struct cfs {
 	bool case_rename;           /* -o case_rename: a case-only rename respells */
 	bool casefold_nonempty;     /* -o casefold_nonempty: +F without emptiness */
 
-	_Atomic int dcache_mode;    /* CFS_DCACHE_*: set once by the probe */
-	_Atomic uint64_t epoch;     /* dentry epochs bumped, plus one */
+	struct cfs_epoch dentries;  /* when every dentry expires (dentries.h) */
 
 	struct cfs_nodes nodes;     /* the node table, under its own lock */
 	struct cfs_watcher *watcher;  /* NULL when fs->watch is CFS_WATCH_NONE */

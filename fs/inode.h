@@ -18,23 +18,10 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "dentries.h"
 #include "dirindex.h"
 #include "fdcache.h"
 #include "lowlevel.h"
-
-/* What a directory handed out to the kernel's dentry cache (dcache.c). */
-#define CFS_MISSES 12
-struct cfs_dcache {
-	uint64_t epoch;         /* the mount's epoch when recorded; older: nothing */
-	uint64_t miss_classes[2];    /* a bit per class of names (rule hash, mod
-					128) a negative was handed out for */
-	uint64_t variant_classes[2]; /* likewise for positives under other than
-					stored spellings */
-	struct {
-		uint32_t class, spelling;  /* hashes of one miss handed out */
-	} miss[CFS_MISSES];
-	uint8_t misses;         /* entries of miss; CFS_MISSES + 1: more than fit */
-};
 
 /* What only a directory node has (dir.c works on it). */
 struct cfs_dir {

@@ -26,6 +26,7 @@
 #include "flagstore.h"
 #include "notice.h"
 #include "ops.h"
+#include "ovl.h"
 #include "usage.h"
 #include "watch.h"
 
@@ -47,6 +48,9 @@ struct cli {
 	int case_rename;        /* issue 21: client behaviour beyond ext4's */
 	int casefold_nonempty;
 	unsigned nfs_nodes;     /* forgotten nodes kept for NFS handles */
+	char *lowerdir;         /* an overlay view (issue 25): its trees, top first */
+	char *upperdir;
+	char *workdir;
 };
 
 enum { KEY_CASEFOLD_BARE };
@@ -68,6 +72,9 @@ static const struct fuse_opt cli_spec[] = {
 	{ "case_rename", offsetof(struct cli, case_rename), 1 },
 	{ "casefold_nonempty", offsetof(struct cli, casefold_nonempty), 1 },
 	{ "nfs_nodes=%u", offsetof(struct cli, nfs_nodes), 0 },
+	{ "lowerdir=%s", offsetof(struct cli, lowerdir), 0 },
+	{ "upperdir=%s", offsetof(struct cli, upperdir), 0 },
+	{ "workdir=%s", offsetof(struct cli, workdir), 0 },
 	FUSE_OPT_END
 };
 
@@ -280,8 +287,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 	fs->flush_writers = !backing_local(rootfd);
 	fs->case_rename = cli->case_rename;
 	fs->casefold_nonempty = cli->casefold_nonempty;
-	atomic_init(&fs->dcache_mode, cli->noepoch ? CFS_DCACHE_ZERO : CFS_DCACHE_PROBE);
-	atomic_init(&fs->epoch, 1);  /* directories' records start at 0: empty */
+	dent_init(&fs->dentries, cli->noepoch);
 	r = inode_table_init(&fs->nodes, rootfd, !cli->nohandles, fd_cache_size(cli->fd_cache));
 	if (r < 0) {
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, strerror(-r));
@@ -343,17 +349,27 @@ static void log_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
 
 #define MAX_THREADS_DEFAULT 64
 
-static int run_session(struct cfs *fs, struct fuse_args *args,
+/* What a session serves: a tree's mount (fs), or an overlay view. */
+struct daemon {
+	const struct fuse_lowlevel_ops *ops;
+	void *data;
+	struct cfs_epoch *dentries;  /* told the session once it exists */
+	struct cfs *fs;              /* a tree: its watcher runs beside; else NULL */
+};
+
+static int run_session(const struct daemon *dm, struct fuse_args *args,
 		       struct fuse_cmdline_opts *co)
 {
 	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
 	int ret = 1;
 
-	se = fuse_session_new(args, ops_table(), sizeof(struct fuse_lowlevel_ops), fs);
+	se = fuse_session_new(args, dm->ops, sizeof(struct fuse_lowlevel_ops), dm->data);
 	if (!se)
 		return 1;
-	fs->se = se;
+	dm->dentries->se = se;
+	if (dm->fs)
+		dm->fs->se = se;
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out_session;
 	if (fuse_session_mount(se, co->mountpoint) != 0)
@@ -374,7 +390,7 @@ static int run_session(struct cfs *fs, struct fuse_args *args,
 		co->max_threads = MAX_THREADS_DEFAULT;
 	inode_set_waiters(co->singlethread ? 0 : co->max_threads / 4);
 	/* After fuse_daemonize: a thread would not survive its fork. */
-	if (notice_start(fs) < 0)
+	if (dm->fs && notice_start(dm->fs) < 0)
 		fuse_log(FUSE_LOG_ERR, "casefoldfs: cannot start the watcher thread: changes "
 			 "behind our back may go unseen\n");
 	if (co->singlethread) {
@@ -390,13 +406,93 @@ static int run_session(struct cfs *fs, struct fuse_args *args,
 			fuse_loop_cfg_destroy(cfg);
 		}
 	}
-	notice_stop(fs);
+	if (dm->fs)
+		notice_stop(dm->fs);
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);
 out_session:
 	fuse_session_destroy(se);
 	return ret ? 1 : 0;
+}
+
+/* Nothing changes a view's trees behind its back: answers keep a day. */
+#define VIEW_TIMEOUT 86400.0
+
+/* Options of a tree's mount that mean nothing for an overlay view. */
+static const char *tree_only(const struct cli *cli)
+{
+	if (cli->case_rename)
+		return "case_rename";
+	if (cli->casefold_nonempty)
+		return "casefold_nonempty";
+	if (cli->flagstore)
+		return "flagstore";
+	if (cli->cache)
+		return "cache";
+	if (cli->opens)
+		return "opens";
+	if (cli->normalize_all)
+		return "normalize_all";
+	if (cli->encoding && strcmp(cli->encoding, "none") == 0)
+		return "casefold=none";
+	return NULL;
+}
+
+/*
+ * An overlay view (-o lowerdir, fs/README.md "Overlay views"): SOURCE, if
+ * given, is only a label, as for overlayfs; the mount point is the last
+ * operand.
+ */
+static int run_view(struct cli *cli, struct fuse_args *args, struct fuse_cmdline_opts *co,
+		    const char *prog)
+{
+	const char *label = co->mountpoint ? cli->backing : NULL, *bad = tree_only(cli);
+	struct view v = { 0 };
+	uint64_t key[2];
+	char err[PATH_MAX * 2 + 128];
+	int r, ret = 1;
+
+	if (!co->mountpoint && cli->backing)
+		co->mountpoint = strdup(cli->backing);
+	if (!co->mountpoint) {
+		cfs_usage_line(stderr, prog);
+		return 1;
+	}
+	if (bad) {
+		fprintf(stderr, "casefoldfs: -o %s does not apply to an overlay view\n", bad);
+		return 1;
+	}
+	if (layers_open(&v.layers, cli->lowerdir, cli->upperdir, cli->workdir, co->mountpoint,
+			err, sizeof(err)) < 0) {
+		fprintf(stderr, "casefoldfs: %s\n", err);
+		return 1;
+	}
+	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key) ||
+	    (r = names_init(&v.names, cli->encoding ? cli->encoding : "utf8-12.1.0", cli->strict,
+			    cli->keep_ignorables, false, key)) < 0) {
+		fprintf(stderr, "casefoldfs: encoding %s: unknown\n",
+			cli->encoding ? cli->encoding : "utf8-12.1.0");
+		layers_close(&v.layers);
+		return 1;
+	}
+	v.can_chown = caps_have(CAP_CHOWN);
+	v.timeout = VIEW_TIMEOUT;
+	dent_init(&v.dentries, cli->noepoch);
+	if (view_init(&v) < 0) {
+		fprintf(stderr, "casefoldfs: cannot set up the view: out of memory\n");
+		view_destroy(&v);
+		return 1;
+	}
+	raise_fd_limit();
+	umask(0);
+	if (add_mount_options(args, label ? label : "overlay") == 0) {
+		struct daemon dm = { ovl_table(), &v, &v.dentries, NULL };
+
+		ret = run_session(&dm, args, co);
+	}
+	view_destroy(&v);
+	return ret;
 }
 
 int main(int argc, char *argv[])
@@ -435,6 +531,14 @@ int main(int argc, char *argv[])
 		ret = 0;
 		goto out;
 	}
+	if (cli.lowerdir) {
+		ret = run_view(&cli, &args, &co, argv[0]);
+		goto out;
+	}
+	if (cli.upperdir || cli.workdir) {
+		fprintf(stderr, "casefoldfs: upperdir and workdir need lowerdir\n");
+		goto out;
+	}
 	if (!cli.backing || !co.mountpoint) {
 		cfs_usage_line(stderr, argv[0]);
 		goto out;
@@ -451,8 +555,11 @@ int main(int argc, char *argv[])
 	}
 	/* Modes arrive with the caller's umask applied; ours must not apply twice. */
 	umask(0);
-	if (add_mount_options(&args, cli.backing) == 0)
-		ret = run_session(&fs, &args, &co);
+	if (add_mount_options(&args, cli.backing) == 0) {
+		struct daemon dm = { ops_table(), &fs, &fs.dentries, &fs };
+
+		ret = run_session(&dm, &args, &co);
+	}
 	watch_close(&fs);
 	inode_table_destroy(&fs.nodes);  /* closes rootfd */
 out:
@@ -461,6 +568,9 @@ out:
 	free(cli.cache);
 	free(cli.timeout);
 	free(cli.opens);
+	free(cli.lowerdir);
+	free(cli.upperdir);
+	free(cli.workdir);
 	free(co.mountpoint);
 	fuse_opt_free_args(&args);
 	return ret;

@@ -18,6 +18,7 @@
 #include "dir.h"
 #include "flagstore.h"
 #include "ops.h"
+#include "xattrs.h"
 #include "util.h"
 #include "watch.h"
 
@@ -538,14 +539,7 @@ static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
 		n = dir_index_stats(fs, in, text, sizeof(text));
 	else if (flagstore_is(name, "stats") && in == fs->nodes.root)
 		n = cache_stats(fs, text, sizeof(text));
-	if (n < 0)
-		fuse_reply_err(req, -n);
-	else if (size == 0)
-		fuse_reply_xattr(req, (size_t)n);
-	else if ((size_t)n > size)
-		fuse_reply_err(req, ERANGE);
-	else
-		fuse_reply_buf(req, text, (size_t)n);
+	xattrs_reply(req, size, text, n);
 }
 
 void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
@@ -573,45 +567,8 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 	n = getxattr(path, name, buf, size);
 	err = errno;
 	inode_unpin(&fs->nodes, in, fd);
-	if (n < 0)
-		fuse_reply_err(req, err);
-	else if (size == 0)
-		fuse_reply_xattr(req, (size_t)n);
-	else
-		fuse_reply_buf(req, buf, (size_t)n);
+	xattrs_reply(req, size, buf, n < 0 ? -err : n);
 	free(buf);
-}
-
-/* Reads the whole name list, dropping ours; returns its length or -errno. */
-static ssize_t visible_xattrs(const char *path, char **out)
-{
-	ssize_t n, kept = 0;
-	char *buf;
-
-	for (;;) {
-		n = listxattr(path, NULL, 0);
-		if (n < 0)
-			return -errno;
-		buf = malloc((size_t)n + 1);
-		if (!buf)
-			return -ENOMEM;
-		n = listxattr(path, buf, (size_t)n);
-		if (n >= 0)
-			break;
-		free(buf);
-		if (errno != ERANGE)  /* ERANGE: the list grew meanwhile */
-			return -errno;
-	}
-	for (char *p = buf; p < buf + n; p += strlen(p) + 1) {
-		size_t len = strlen(p) + 1;
-
-		if (!ours(p)) {
-			memmove(buf + kept, p, len);
-			kept += (ssize_t)len;
-		}
-	}
-	*out = buf;
-	return kept;
 }
 
 void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
@@ -626,15 +583,8 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_err(req, -fd);
 		return;
 	}
-	n = visible_xattrs(path, &list);
+	n = xattrs_list(path, ours, &list);
 	inode_unpin(&fs->nodes, in, fd);
-	if (n < 0)
-		fuse_reply_err(req, (int)-n);
-	else if (size == 0)
-		fuse_reply_xattr(req, (size_t)n);
-	else if ((size_t)n > size)
-		fuse_reply_err(req, ERANGE);
-	else
-		fuse_reply_buf(req, list, (size_t)n);
+	xattrs_reply(req, size, list, n);
 	free(list);
 }

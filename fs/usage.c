@@ -76,6 +76,20 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "forgotten (about 100 bytes each), so that NFS\n"
 	  "clients' file handles of them stay valid (default\n"
 	  "0: such handles are stale; needs file handles)" },
+	{ "lowerdir", "DIR[:DIR...]",
+	  "mount an overlay view instead of BACKING: one\n"
+	  "case-insensitive tree over these trees, top first\n"
+	  "(as for overlayfs; \\: in a path is a colon).\n"
+	  "They are read only; names equal under folding are\n"
+	  "one entry, directories merge, the top file wins" },
+	{ "upperdir", "DIR",
+	  "the view's writable tree: what is written, made\n"
+	  "or removed through the view lands there (copies of\n"
+	  "lower files, whiteouts); without it the view is\n"
+	  "read-only" },
+	{ "workdir", "DIR",
+	  "an empty directory on upperdir's filesystem where\n"
+	  "changes are prepared before they land" },
 	{ NULL, NULL, NULL },
 };
 
@@ -103,6 +117,11 @@ const char *const cfs_usage_notes[] = {
 	"MOUNTPOINT (user.casefoldfs.stats for a user's tree) says cache fanotify or\n"
 	"cache inotify (at once, but for directories an inotify watch could not\n"
 	"cover), or cache timeout (within -o timeout seconds).",
+	"An overlay view: casefoldfs -o lowerdir=MOD2:MOD1:GAME,upperdir=U,workdir=W\n"
+	"[overlay] MOUNTPOINT.  Every directory of the view is case-insensitive\n"
+	"under casefold=ENCODING; the trees need no flags and may be on any\n"
+	"filesystems, but must not change while the view is mounted.  Whiteouts\n"
+	"and opaque directories are overlayfs's (user.overlay.* xattrs).",
 	"Without -f the daemon detaches and logs to syslog; with -f (or -d) it\n"
 	"stays in the foreground and logs to standard error.",
 	NULL,
@@ -113,7 +132,8 @@ const char *const cfs_usage_notes[] = {
 
 void cfs_usage_line(FILE *f, const char *prog)
 {
-	fprintf(f, "usage: %s %s\n", prog, CFS_USAGE_SYNOPSIS);
+	fprintf(f, "usage: %s %s\n       %s %s\n", prog, CFS_USAGE_SYNOPSIS, prog,
+		CFS_USAGE_VIEW);
 }
 
 void cfs_usage(FILE *f, const char *prog)

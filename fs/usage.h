@@ -9,6 +9,8 @@
 #include <stdio.h>
 
 #define CFS_USAGE_SYNOPSIS "[-f] [-d] [-o OPTIONS] BACKING MOUNTPOINT"
+/* An overlay view (-o lowerdir=...): SOURCE is only a label. */
+#define CFS_USAGE_VIEW "[-f] [-d] -o lowerdir=DIRS[,upperdir=DIR,workdir=DIR] [SOURCE] MOUNTPOINT"
 
 /* One -o option of casefoldfs's own (FUSE's are libfuse's to document). */
 struct cfs_usage_opt {
@@ -22,7 +24,7 @@ extern const struct cfs_usage_opt cfs_usage_opts[];
 /* Paragraphs after the options: lines of at most 76 columns. */
 extern const char *const cfs_usage_notes[];
 
-/* "usage: PROG [-f] [-d] [-o OPTIONS] BACKING MOUNTPOINT\n" */
+/* "usage: PROG [-f] [-d] [-o OPTIONS] BACKING MOUNTPOINT\n", and the view's. */
 void cfs_usage_line(FILE *f, const char *prog);
 
 /*

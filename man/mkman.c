@@ -34,9 +34,8 @@ static void roff_escape(const char *s)
 }
 
 /* "[-f] [-o OPTIONS] BACKING": flags bold, placeholders (capitals) italic. */
-static void synopsis(void)
+static void synopsis(const char *s)
 {
-	const char *s = CFS_USAGE_SYNOPSIS;
 
 	fputs(".B casefoldfs\n", stdout);
 	while (*s) {
@@ -145,7 +144,9 @@ int main(int argc, char *argv[])
 		const char *s, *v;
 
 		if (strcmp(line, "@SYNOPSIS@\n") == 0) {
-			synopsis();
+			synopsis(CFS_USAGE_SYNOPSIS);
+			puts(".br");
+			synopsis(CFS_USAGE_VIEW);
 			continue;
 		}
 		if (strcmp(line, "@OPTIONS@\n") == 0) {

@@ -1,0 +1,60 @@
+/*
+ * The trees of an overlay view (fs/README.md, "Overlay views"): the
+ * writable upper tree and its work directory, the read-only lower trees,
+ * and overlayfs's markers in them (layers.c: opening and checking the
+ * trees, and reaching an object inside one without leaving it; markers.c:
+ * whiteouts and opaque directories).  Nothing here knows of names' rules,
+ * nodes or FUSE.
+ */
+#ifndef CFS_LAYERS_H
+#define CFS_LAYERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The most trees one view stacks (a layer number fits 16 bits). */
+#define LAYERS_MAX 4096
+
+/* One tree: layer 0 is the upper tree when the view has one. */
+struct layer {
+	int fd;             /* the tree's root, O_PATH */
+	dev_t dev;
+	unsigned dev_index; /* which of the view's distinct filesystems */
+	char *path;
+};
+
+struct layers {
+	struct layer *l;
+	unsigned n;
+	unsigned devs;      /* distinct filesystems among them */
+	bool upper;         /* l[0] is writable */
+	int workfd;         /* WORKDIR/work, on the upper's filesystem; -1: none */
+};
+
+int layers_open(struct layers *ls, const char *lowerdir, const char *upperdir,
+		const char *workdir, const char *mountpoint, char *err, size_t errlen);
+void layers_close(struct layers *ls);
+int layer_open(const struct layers *ls, unsigned layer, const char *path, int flags,
+	       mode_t mode);
+uint64_t layer_ino(const struct layers *ls, unsigned layer, ino_t ino);
+int layer_tempname(char buf[static 32]);
+int layer_clear_work(int workfd, const char *name);
+void layer_empty(int dirfd);
+
+/* markers.c: overlayfs's whiteouts and opaque directories. */
+enum marker_dir {
+	MARKER_PLAIN,       /* merges with the directories below */
+	MARKER_OPAQUE,      /* hides the directories below ("y") */
+	MARKER_XWHITEOUTS,  /* may hold xattr whiteouts ("x") */
+};
+enum marker_dir marker_dir(int dirfd);
+bool marker_is_whiteout(int dirfd, const char *name, unsigned char dtype,
+			enum marker_dir dir);
+bool marker_is_ours(const char *xattr);
+const char *marker_dotwh(const char *name);
+int marker_set_opaque(int dirfd_rw, const char *name);
+int marker_make_whiteout(int dirfd, const char *name);
+
+#endif /* CFS_LAYERS_H */

@@ -1,0 +1,714 @@
+/*
+ * An overlay view's names: lookups and listings from the merged indexes,
+ * and every change to names, made in the upper tree (upper.c) and then in
+ * the index, under the directory's change lock.  The dentry rule is the
+ * tree's (dentries.c): the whole view folds, so every directory records
+ * what it handed out, under the tree lock that also guards the index, so
+ * that a lookup's answer and a change's bump are ordered.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ovl.h"
+#include "util.h"
+
+/* n's entry for the kernel; the caller has counted the reference. */
+int ovl_entry(struct view *v, struct view_node *n, double entry_ttl, struct fuse_entry_param *e)
+{
+	int r;
+
+	memset(e, 0, sizeof(*e));
+	e->ino = view_id(v, n);
+	e->entry_timeout = entry_ttl;
+	r = view_stat(v, n, &e->attr);
+	e->attr_timeout = ovl_attr_ttl(v, &e->attr);
+	return r;
+}
+
+/*
+ * How long the kernel may keep attributes st of an object.  A file with
+ * several links may be reached through another name, so another node:
+ * the kernel cannot tell that a write through one changes the other.
+ */
+double ovl_attr_ttl(const struct view *v, const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) || st->st_nlink <= 1 ? v->timeout : 0.0;
+}
+
+/* The shown entry of dir that name finds, with a reference for the kernel. */
+static struct view_node *find_node(struct view *v, struct view_node *dir, struct cfs_name *cn,
+				   double *ttl)
+{
+	struct view_node *n = NULL;
+	uint32_t idx;
+
+	pthread_mutex_lock(&v->lock);
+	idx = merge_find(dir->d->index, &v->names, cn, NULL);
+	if (idx == MERGE_NONE) {
+		*ttl = dent_negative(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, cn) ?
+		       v->timeout : 0.0;
+	} else if ((n = view_child(v, dir, idx))) {
+		n->nlookup++;
+		*ttl = dent_positive(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, cn,
+				     n->name) ? v->timeout : 0.0;
+	}
+	pthread_mutex_unlock(&v->lock);
+	return n;
+}
+
+void ovl_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct view *v = view_of(req);
+	struct view_node *dir = view_node(v, parent), *n;
+	struct cfs_name cn = names_name(name);
+	struct fuse_entry_param e;
+	double ttl = 0.0;
+	int r;
+
+	if (cn.len > CFS_NAME_MAX) {
+		fuse_reply_err(req, ENAMETOOLONG);
+		return;
+	}
+	if ((r = view_index(v, dir)) < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	n = find_node(v, dir, &cn, &ttl);
+	if (!n) {
+		memset(&e, 0, sizeof(e));
+		e.entry_timeout = ttl;
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	if ((r = ovl_entry(v, n, ttl, &e)) < 0) {
+		view_forget(v, n, 1);
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fuse_reply_entry(req, &e);
+}
+
+void ovl_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	struct view *v = view_of(req);
+
+	view_forget(v, view_node(v, ino), nlookup);
+	fuse_reply_none(req);
+}
+
+void ovl_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *list)
+{
+	struct view *v = view_of(req);
+
+	for (size_t i = 0; i < count; i++)
+		view_forget(v, view_node(v, list[i].ino), list[i].nlookup);
+	fuse_reply_none(req);
+}
+
+void ovl_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct view *v = view_of(req);
+	int r = view_index(v, view_node(v, ino));
+
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fi->fh = 0;
+	fuse_reply_open(req, fi);
+}
+
+/*
+ * A listing is the index in entry order: offset 1 is ".", 2 "..", and
+ * entry i is offset i + 3, so offsets survive entries coming and going.
+ */
+void ovl_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		 struct fuse_file_info *fi)
+{
+	struct view *v = view_of(req);
+	struct view_node *dir = view_node(v, ino);
+	char *buf = malloc(size);
+	size_t used = 0, len;
+	struct stat st = { 0 };
+
+	(void)fi;
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	pthread_mutex_lock(&v->lock);
+	for (;;) {
+		const char *name;
+		uint32_t idx = MERGE_NONE;
+
+		if (off < 2) {
+			name = off == 0 ? "." : "..";
+			st.st_ino = off == 0 ? dir->ino : 1;
+			st.st_mode = S_IFDIR;
+		} else {
+			idx = merge_next(dir->d->index, (uint32_t)(off - 2));
+			if (idx == MERGE_NONE)
+				break;
+			name = merge_name(dir->d->index, idx);
+			st.st_ino = merge_entry(dir->d->index, idx)->ino;
+			st.st_mode = DTTOIF(merge_entry(dir->d->index, idx)->type);
+		}
+		len = fuse_add_direntry(req, buf + used, size - used, name, &st,
+					idx == MERGE_NONE ? off + 1 : (off_t)idx + 3);
+		if (len > size - used)
+			break;
+		used += len;
+		off = idx == MERGE_NONE ? off + 1 : (off_t)idx + 3;
+	}
+	pthread_mutex_unlock(&v->lock);
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+/* What a new object of a directory is made as (in the work directory). */
+struct made {
+	mode_t mode;
+	dev_t rdev;
+	const char *target;        /* symlinks */
+	const char *link_from;     /* hard links: /proc/self/fd/N of the object */
+	struct fuse_file_info *fi; /* create: the open file */
+	int fd;
+};
+
+static int make_object(struct view *v, const char *tmp, struct made *m)
+{
+	int w = v->layers.workfd;
+
+	if (m->link_from)
+		return linkat(AT_FDCWD, m->link_from, w, tmp, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+	switch (m->mode & S_IFMT) {
+	case S_IFDIR:
+		return mkdirat(w, tmp, m->mode & 07777) < 0 ? -errno : 0;
+	case S_IFLNK:
+		return symlinkat(m->target, w, tmp) < 0 ? -errno : 0;
+	case S_IFREG:
+		if (m->fi) {
+			m->fd = openat(w, tmp, (m->fi->flags & ~(O_CREAT | O_EXCL | O_TRUNC)) |
+				       O_CREAT | O_EXCL | O_CLOEXEC, m->mode & 07777);
+			return m->fd < 0 ? -errno : 0;
+		}
+		return mknodat(w, tmp, m->mode, 0) < 0 ? -errno : 0;
+	default:
+		return mknodat(w, tmp, m->mode, m->rdev) < 0 ? -errno : 0;
+	}
+}
+
+/*
+ * A name that may be given to an object of the view.  A ".wh." name would
+ * read, at the next mount, as the whiteout fuse-overlayfs writes.
+ */
+static int check_new(struct view *v, struct cfs_name *cn)
+{
+	int r = names_check_create(&v->names, CFS_FOLD, cn);
+
+	return r == 0 && marker_dotwh(cn->s) ? -EINVAL : r;
+}
+
+/*
+ * Makes name in dir: the object whole in the work directory, then moved
+ * into place over the group's whiteout, then entered in the index.  A
+ * directory made where a lower tree had one of the group is opaque.
+ */
+static int make(struct view *v, fuse_req_t req, struct view_node *dir, const char *name,
+		struct made *m, struct view_node **out)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct cfs_name cn = names_name(name);
+	bool isdir = S_ISDIR(m->mode);
+	uint32_t idx, wh;
+	unsigned flags = 0;
+	char tmp[32];
+	struct stat st;
+	int r;
+
+	if (!v->layers.upper)
+		return -EROFS;
+	if ((r = check_new(v, &cn)) < 0 || (r = view_index(v, dir)) < 0 ||
+	    (r = upper_dir(v, dir)) < 0)
+		return r;
+	pthread_mutex_lock(&dir->d->change);
+	pthread_mutex_lock(&v->lock);
+	idx = merge_find(dir->d->index, &v->names, &cn, &wh);
+	if (wh != MERGE_NONE && merge_entry(dir->d->index, wh)->layer == 0)
+		flags = MERGE_COVERS | (isdir ? MERGE_OPAQUE | MERGE_CLOSED : 0);
+	pthread_mutex_unlock(&v->lock);
+	r = idx != MERGE_NONE ? -EEXIST : 0;
+	upper_temp(tmp);
+	if (r == 0 && (r = make_object(v, tmp, m)) == 0 &&
+	    (m->link_from || (r = upper_own(v, tmp, ctx->uid, ctx->gid)) == 0) &&
+	    (!(flags & MERGE_OPAQUE) || (r = marker_set_opaque(v->layers.workfd, tmp)) == 0) &&
+	    (r = fstatat(v->layers.workfd, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0) == 0)
+		r = upper_place(v, dir, tmp, isdir, name, wh);
+	if (r < 0) {
+		if (idx == MERGE_NONE)
+			layer_clear_work(v->layers.workfd, tmp);
+		if (m->fi && m->fd >= 0)
+			close(m->fd);
+		pthread_mutex_unlock(&dir->d->change);
+		return r;
+	}
+	pthread_mutex_lock(&v->lock);
+	idx = merge_add(dir->d->index, &v->names, &cn, 0, IFTODT(st.st_mode),
+			layer_ino(&v->layers, 0, st.st_ino), flags);
+	*out = idx == MERGE_NONE ? NULL : view_child(v, dir, idx);
+	if (*out)
+		(*out)->nlookup++;
+	dent_created(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, &cn);
+	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&dir->d->change);
+	return *out ? 0 : -ENOMEM;
+}
+
+static void reply_made(fuse_req_t req, struct view *v, struct view_node *n, int r)
+{
+	struct fuse_entry_param e;
+
+	if (r == 0 && (r = ovl_entry(v, n, v->timeout, &e)) < 0)
+		view_forget(v, n, 1);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+void ovl_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+	struct view *v = view_of(req);
+	struct made m = { .mode = mode, .rdev = rdev, .fd = -1 };
+	struct view_node *n = NULL;
+	int r = make(v, req, view_node(v, parent), name, &m, &n);
+
+	reply_made(req, v, n, r);
+}
+
+void ovl_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct view *v = view_of(req);
+	struct made m = { .mode = S_IFDIR | (mode & 07777), .fd = -1 };
+	struct view_node *n = NULL;
+	int r = make(v, req, view_node(v, parent), name, &m, &n);
+
+	reply_made(req, v, n, r);
+}
+
+void ovl_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name)
+{
+	struct view *v = view_of(req);
+	struct made m = { .mode = S_IFLNK | 0777, .target = target, .fd = -1 };
+	struct view_node *n = NULL;
+	int r = make(v, req, view_node(v, parent), name, &m, &n);
+
+	reply_made(req, v, n, r);
+}
+
+void ovl_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		struct fuse_file_info *fi)
+{
+	struct view *v = view_of(req);
+	struct made m = { .mode = S_IFREG | (mode & 07777), .fi = fi, .fd = -1 };
+	struct view_node *n = NULL;
+	struct fuse_entry_param e;
+	int r = make(v, req, view_node(v, parent), name, &m, &n);
+
+	if (r == 0 && (r = ovl_entry(v, n, v->timeout, &e)) < 0) {
+		view_forget(v, n, 1);
+		close(m.fd);
+	}
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fi->fh = (uint64_t)m.fd;
+	fi->keep_cache = e.attr.st_nlink <= 1;
+	if (fuse_reply_create(req, &e, fi) != 0)
+		close(m.fd);
+}
+
+/* A hard link of a lower file links its copy in the upper tree. */
+void ovl_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	struct view *v = view_of(req);
+	struct view_node *src = view_node(v, ino), *n = NULL;
+	char proc[32];
+	struct made m = { .mode = S_IFREG, .link_from = proc, .fd = -1 };
+	int fd, r = upper_copy(v, src);
+
+	fd = r < 0 ? r : view_open(v, src, O_PATH | O_NOFOLLOW);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	fd_procpath(fd, proc);
+	r = make(v, req, view_node(v, newparent), newname, &m, &n);
+	close(fd);
+	reply_made(req, v, n, r);
+}
+
+/* A shown entry, as read under the tree lock. */
+struct found {
+	uint32_t idx;              /* MERGE_NONE: nothing shown */
+	uint32_t whiteout;         /* the group's whiteout, or MERGE_NONE */
+	unsigned layer;
+	unsigned char type;
+	uint8_t flags;
+	bool merged;               /* a directory with lower ones merged into it */
+	char stored[CFS_NAME_MAX + 1];
+};
+
+static void find_entry(struct view *v, struct view_node *dir, struct cfs_name *cn,
+		       struct found *f)
+{
+	const struct merge_entry *e;
+
+	pthread_mutex_lock(&v->lock);
+	f->idx = merge_find(dir->d->index, &v->names, cn, &f->whiteout);
+	if (f->idx != MERGE_NONE) {
+		e = merge_entry(dir->d->index, f->idx);
+		f->layer = e->layer;
+		f->type = e->type;
+		f->flags = e->flags;
+		f->merged = e->lower != MERGE_NONE;
+		snprintf(f->stored, sizeof(f->stored), "%s", merge_name(dir->d->index, f->idx));
+	}
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* The entry is gone from the view: out of the index, or a whiteout now. */
+static void forget_entry(struct view_node *dir, uint32_t idx, bool whiteout)
+{
+	struct view_node *n = merge_entry(dir->d->index, idx)->node;
+
+	if (n)
+		n->gone = true;
+	if (whiteout)
+		merge_hide(dir->d->index, idx);
+	else
+		merge_remove(dir->d->index, idx);
+}
+
+/*
+ * Whether the directory entry f of dir is empty in the view; on 0, *child
+ * holds a reference the caller drops with view_forget.
+ */
+static int check_empty(struct view *v, struct view_node *dir, const struct found *f,
+		       struct view_node **child)
+{
+	bool empty;
+	int r;
+
+	pthread_mutex_lock(&v->lock);
+	*child = view_child(v, dir, f->idx);
+	if (*child)
+		(*child)->nlookup++;
+	pthread_mutex_unlock(&v->lock);
+	if (!*child)
+		return -ENOMEM;
+	if ((r = view_index(v, *child)) == 0) {
+		pthread_mutex_lock(&v->lock);
+		empty = merge_empty((*child)->d->index);
+		pthread_mutex_unlock(&v->lock);
+		r = empty ? 0 : -ENOTEMPTY;
+	}
+	if (r < 0)
+		view_forget(v, *child, 1);
+	return r;
+}
+
+/*
+ * Removes entry f from dir (change lock held): an upper object that covers
+ * nothing goes; anything else leaves a whiteout.
+ */
+static int remove_entry(struct view *v, struct view_node *dir, struct cfs_name *cn,
+			const struct found *f)
+{
+	bool isdir = f->type == DT_DIR;
+	bool wh = f->layer != 0 || (f->flags & MERGE_COVERS) || f->merged;
+	int r;
+
+	if (f->layer != 0)
+		r = upper_whiteout(v, dir, f->stored, UPPER_NEW);
+	else if (wh)
+		r = upper_whiteout(v, dir, f->stored, isdir ? UPPER_OVER_DIR : UPPER_OVER_FILE);
+	else
+		r = upper_discard(v, dir, f->stored, isdir);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&v->lock);
+	forget_entry(dir, f->idx, wh);
+	dent_removed(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, cn, f->stored);
+	pthread_mutex_unlock(&v->lock);
+	return 0;
+}
+
+static int remove_name(struct view *v, struct view_node *dir, const char *name, bool isdir)
+{
+	struct cfs_name cn = names_name(name);
+	struct view_node *child = NULL;
+	struct found f;
+	int r;
+
+	if (!v->layers.upper)
+		return -EROFS;
+	if ((r = view_index(v, dir)) < 0)
+		return r;
+	find_entry(v, dir, &cn, &f);
+	if (f.idx == MERGE_NONE)
+		return -ENOENT;
+	if (isdir != (f.type == DT_DIR))
+		return isdir ? -ENOTDIR : -EISDIR;
+	if (isdir && (r = check_empty(v, dir, &f, &child)) < 0)
+		return r;
+	if ((r = upper_dir(v, dir)) == 0) {
+		if (child)
+			view_lock2(dir, child);
+		else
+			pthread_mutex_lock(&dir->d->change);
+		find_entry(v, dir, &cn, &f);  /* copy-ups may have raised it */
+		r = f.idx == MERGE_NONE ? -ENOENT : remove_entry(v, dir, &cn, &f);
+		if (child)
+			view_unlock2(dir, child);
+		else
+			pthread_mutex_unlock(&dir->d->change);
+	}
+	if (child)
+		view_forget(v, child, 1);
+	return r;
+}
+
+void ovl_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct view *v = view_of(req);
+
+	fuse_reply_err(req, -remove_name(v, view_node(v, parent), name, false));
+}
+
+void ovl_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct view *v = view_of(req);
+
+	fuse_reply_err(req, -remove_name(v, view_node(v, parent), name, true));
+}
+
+/* What a rename finds at both ends, read again under both change locks. */
+struct move {
+	struct view_node *src, *dst, *node;
+	struct cfs_name scn, dcn;
+	struct found s, d;
+};
+
+/* Whether the destination's group covers something below the upper tree. */
+static bool dest_covers(const struct move *mv)
+{
+	const struct found *d = &mv->d;
+
+	if (d->idx != MERGE_NONE)
+		return d->layer != 0 || (d->flags & MERGE_COVERS) || d->merged;
+	return d->whiteout != MERGE_NONE;
+}
+
+/* The upper tree's part of a rename (both change locks held). */
+static int move_upper(struct view *v, struct move *mv, const char *to)
+{
+	const struct found *s = &mv->s, *d = &mv->d;
+	bool isdir = s->type == DT_DIR, wh = s->flags & MERGE_COVERS;
+	bool replace = d->idx != MERGE_NONE && d->layer == 0;
+	char old[CFS_NAME_MAX + 8] = "";
+	int spfd, dpfd, r = 0, fd;
+	unsigned flags;
+
+	pthread_mutex_lock(&v->lock);
+	if (d->whiteout != MERGE_NONE && merge_entry(mv->dst->d->index, d->whiteout)->layer == 0)
+		merge_stored(mv->dst->d->index, d->whiteout, old, sizeof(old));
+	pthread_mutex_unlock(&v->lock);
+	spfd = upper_open(v, mv->src);
+	dpfd = spfd < 0 ? spfd : upper_open(v, mv->dst);
+	if (dpfd < 0) {
+		if (spfd >= 0)
+			close(spfd);
+		return dpfd;
+	}
+	/* A directory moved over something lower must not merge with it. */
+	if (isdir && dest_covers(mv))
+		r = marker_set_opaque(spfd, s->stored);
+	/* An upper directory replaced may still hold whiteouts. */
+	if (r == 0 && replace && d->type == DT_DIR) {
+		fd = openat(dpfd, d->stored, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			layer_empty(fd);
+			close(fd);
+		}
+	}
+	/* A whiteout of the very spelling is replaced (a directory cannot
+	 * replace a file: the whiteout goes first); any other is removed. */
+	if (r == 0 && *old && strcmp(old, to) == 0) {
+		if (isdir)
+			unlinkat(dpfd, old, 0);
+		else
+			replace = true;
+		*old = '\0';
+	}
+	flags = (replace ? 0 : RENAME_NOREPLACE) | (wh ? RENAME_WHITEOUT : 0);
+	if (r == 0 && renameat2(spfd, s->stored, dpfd, to, flags) < 0) {
+		r = -errno;
+		/* A filesystem without RENAME_WHITEOUT: the whiteout follows. */
+		if (r == -EINVAL && wh &&
+		    renameat2(spfd, s->stored, dpfd, to, flags & ~RENAME_WHITEOUT) == 0)
+			r = upper_whiteout(v, mv->src, s->stored, UPPER_NEW);
+	}
+	if (r == 0 && *old)
+		unlinkat(dpfd, old, 0);
+	close(spfd);
+	close(dpfd);
+	return r;
+}
+
+/* The index's part of a rename, and the node's (tree lock held). */
+static int move_index(struct view *v, struct move *mv, const char *to)
+{
+	struct merge *sm = mv->src->d->index, *dm = mv->dst->d->index;
+	const struct merge_entry *se = merge_entry(sm, mv->s.idx);
+	struct cfs_name tcn = names_name(to);
+	unsigned flags = dest_covers(mv) ? MERGE_COVERS : 0;
+	unsigned char type = se->type;
+	uint64_t ino = se->ino;
+	struct view_node *n = mv->node;
+	char *name = strdup(to), *dname = n->d ? strdup(to) : NULL;
+	uint32_t idx;
+
+	if (!name || (n->d && !dname)) {
+		free(name);
+		free(dname);
+		return -ENOMEM;
+	}
+	if (type == DT_DIR && flags)
+		flags |= MERGE_OPAQUE | MERGE_CLOSED;
+	if (mv->d.idx != MERGE_NONE)
+		forget_entry(mv->dst, mv->d.idx, false);
+	if (mv->d.whiteout != MERGE_NONE && merge_entry(dm, mv->d.whiteout)->layer == 0)
+		merge_remove(dm, mv->d.whiteout);
+	merge_entry(sm, mv->s.idx)->node = NULL;
+	if (mv->s.flags & MERGE_COVERS)
+		merge_hide(sm, mv->s.idx);
+	else
+		merge_remove(sm, mv->s.idx);
+	idx = merge_add(dm, &v->names, &tcn, 0, type, ino, flags);
+	if (idx == MERGE_NONE) {
+		free(name);
+		free(dname);
+		n->gone = true;
+		return -ENOMEM;
+	}
+	mv->src->children--;
+	mv->dst->children++;
+	n->parent = mv->dst;
+	n->idx = idx;
+	free(n->name);
+	n->name = name;
+	if (n->d) {
+		free(n->d->parts[0].name);
+		n->d->parts[0].name = dname;
+	}
+	merge_entry(dm, idx)->node = n;
+	dent_removed(&v->dentries, &mv->src->d->dcache, &v->names, CFS_FOLD, &mv->scn,
+		     mv->s.stored);
+	if (mv->d.idx != MERGE_NONE) {
+		dent_removed(&v->dentries, &mv->dst->d->dcache, &v->names, CFS_FOLD, &mv->dcn,
+			     mv->d.stored);
+		dent_positive(&v->dentries, &mv->dst->d->dcache, &v->names, CFS_FOLD, &mv->dcn,
+			      to);
+	} else {
+		dent_created(&v->dentries, &mv->dst->d->dcache, &v->names, CFS_FOLD, &mv->dcn);
+	}
+	return 0;
+}
+
+/* Checks what a rename may do before anything is copied up. */
+static int move_check(struct view *v, struct move *mv, unsigned flags, struct view_node **victim)
+{
+	if (mv->s.idx == MERGE_NONE)
+		return -ENOENT;
+	/* As overlayfs without redirect_dir: mv copies such a directory. */
+	if (mv->s.type == DT_DIR && (mv->s.layer != 0 || mv->s.merged))
+		return -EXDEV;
+	if (mv->d.idx == MERGE_NONE)
+		return 0;
+	if (flags & RENAME_NOREPLACE)
+		return -EEXIST;
+	if ((mv->d.type == DT_DIR) != (mv->s.type == DT_DIR))
+		return mv->d.type == DT_DIR ? -EISDIR : -ENOTDIR;
+	return mv->d.type == DT_DIR ? check_empty(v, mv->dst, &mv->d, victim) : 0;
+}
+
+static int rename_names(struct view *v, struct move *mv, unsigned flags)
+{
+	struct view_node *victim = NULL;
+	const char *to;
+	int r;
+
+	if (flags & ~RENAME_NOREPLACE)
+		return -EINVAL;
+	if (!v->layers.upper)
+		return -EROFS;
+	if ((r = check_new(v, &mv->dcn)) < 0 || (r = view_index(v, mv->src)) < 0 ||
+	    (r = view_index(v, mv->dst)) < 0)
+		return r;
+	find_entry(v, mv->src, &mv->scn, &mv->s);
+	find_entry(v, mv->dst, &mv->dcn, &mv->d);
+	/* One entry under two spellings: nothing changes, as on ext4. */
+	if (mv->src == mv->dst && mv->s.idx != MERGE_NONE && mv->d.idx == mv->s.idx)
+		return 0;
+	if ((r = move_check(v, mv, flags, &victim)) < 0)
+		return r;
+	pthread_mutex_lock(&v->lock);
+	mv->node = view_child(v, mv->src, mv->s.idx);
+	if (mv->node)
+		mv->node->nlookup++;
+	pthread_mutex_unlock(&v->lock);
+	r = mv->node ? 0 : -ENOMEM;
+	if (r == 0 && mv->s.layer != 0)
+		r = upper_copy(v, mv->node);
+	if (r == 0 && (r = upper_dir(v, mv->src)) == 0 && (r = upper_dir(v, mv->dst)) == 0) {
+		view_lock2(mv->src, mv->dst);
+		find_entry(v, mv->src, &mv->scn, &mv->s);
+		find_entry(v, mv->dst, &mv->dcn, &mv->d);
+		to = mv->d.idx != MERGE_NONE ? mv->d.stored : mv->dcn.s;
+		r = mv->s.idx == MERGE_NONE || mv->s.layer != 0 ? -ENOENT : move_upper(v, mv, to);
+		if (r == 0) {
+			pthread_mutex_lock(&v->lock);
+			r = move_index(v, mv, to);
+			pthread_mutex_unlock(&v->lock);
+		}
+		view_unlock2(mv->src, mv->dst);
+	}
+	if (mv->node)
+		view_forget(v, mv->node, 1);
+	if (victim)
+		view_forget(v, victim, 1);
+	return r;
+}
+
+void ovl_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		const char *newname, unsigned int flags)
+{
+	struct view *v = view_of(req);
+	struct move mv = {
+		.src = view_node(v, parent),
+		.dst = view_node(v, newparent),
+		.scn = names_name(name),
+		.dcn = names_name(newname),
+	};
+
+	fuse_reply_err(req, -rename_names(v, &mv, flags));
+}

@@ -1,0 +1,49 @@
+/* The operation table of an overlay view: the one place it is filled. */
+#include "ovl.h"
+
+static void ovl_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	/* Reads and writes are spliced where the kernel can. */
+	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
+	if (conn->capable & FUSE_CAP_SPLICE_READ)
+		conn->want |= FUSE_CAP_SPLICE_READ;
+	/* Listings are plain: the kernel looks up what it wants to stat. */
+	conn->want &= ~FUSE_CAP_READDIRPLUS;
+}
+
+static const struct fuse_lowlevel_ops table = {
+	.init = ovl_init,
+	.lookup = ovl_lookup,
+	.forget = ovl_forget,
+	.forget_multi = ovl_forget_multi,
+	.getattr = ovl_getattr,
+	.setattr = ovl_setattr,
+	.readlink = ovl_readlink,
+	.mknod = ovl_mknod,
+	.mkdir = ovl_mkdir,
+	.unlink = ovl_unlink,
+	.rmdir = ovl_rmdir,
+	.symlink = ovl_symlink,
+	.rename = ovl_rename,
+	.link = ovl_link,
+	.open = ovl_open,
+	.read = ovl_read,
+	.write_buf = ovl_write_buf,
+	.release = ovl_release,
+	.fsync = ovl_fsync,
+	.opendir = ovl_opendir,
+	.readdir = ovl_readdir,
+	.statfs = ovl_statfs,
+	.setxattr = ovl_setxattr,
+	.getxattr = ovl_getxattr,
+	.listxattr = ovl_listxattr,
+	.removexattr = ovl_removexattr,
+	.create = ovl_create,
+};
+
+const struct fuse_lowlevel_ops *ovl_table(void)
+{
+	return &table;
+}

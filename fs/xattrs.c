@@ -1,0 +1,55 @@
+/* Extended attributes as a mount shows them. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+#include "xattrs.h"
+
+/*
+ * Reads path's whole name list, dropping the names hidden() claims;
+ * returns its length (*out allocated) or -errno.
+ */
+ssize_t xattrs_list(const char *path, bool (*hidden)(const char *name), char **out)
+{
+	ssize_t n, kept = 0;
+	char *buf;
+
+	for (;;) {
+		n = listxattr(path, NULL, 0);
+		if (n < 0)
+			return -errno;
+		buf = malloc((size_t)n + 1);
+		if (!buf)
+			return -ENOMEM;
+		n = listxattr(path, buf, (size_t)n);
+		if (n >= 0)
+			break;
+		free(buf);
+		if (errno != ERANGE)  /* ERANGE: the list grew meanwhile */
+			return -errno;
+	}
+	for (char *p = buf; p < buf + n; p += strlen(p) + 1) {
+		size_t len = strlen(p) + 1;
+
+		if (!hidden(p)) {
+			memmove(buf + kept, p, len);
+			kept += (ssize_t)len;
+		}
+	}
+	*out = buf;
+	return kept;
+}
+
+/* n bytes of buf (or -errno): the size alone when the caller asked for it. */
+void xattrs_reply(fuse_req_t req, size_t size, const char *buf, ssize_t n)
+{
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else if (size == 0)
+		fuse_reply_xattr(req, (size_t)n);
+	else if ((size_t)n > size)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+}

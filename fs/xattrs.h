@@ -1,0 +1,17 @@
+/*
+ * Extended attributes as both kinds of mount show them (xattrs.c): a name
+ * list with the daemon's own names left out, and the rule of a GETXATTR or
+ * LISTXATTR reply.
+ */
+#ifndef CFS_XATTRS_H
+#define CFS_XATTRS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "lowlevel.h"
+
+ssize_t xattrs_list(const char *path, bool (*hidden)(const char *name), char **out);
+void xattrs_reply(fuse_req_t req, size_t size, const char *buf, ssize_t n);
+
+#endif /* CFS_XATTRS_H */
