@@ -17,6 +17,9 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -z "$CF_UNPRIV" ] || skip "open_by_handle_at needs CAP_DAC_READ_SEARCH"
+case $CF_MOUNT_OPTS in
+*nohandles*) skip "CF_MOUNT_OPTS has nohandles: no ids derived from handles (the suite tests both)" ;;
+esac
 "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -o "$T/fhandle" \
 	"$CF_ROOT/tests/fs/fhandle.c" || fail "cannot build the handle helper"
 fh() { "$T/fhandle" "$@"; }
