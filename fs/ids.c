@@ -219,14 +219,15 @@ static const struct cfs_id *alias(struct cfs_nodes *nt, struct cfs_inode *in, un
 void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, unsigned n, fuse_ino_t *value,
 		    uint64_t *generation)
 {
-	const struct cfs_id *e = &in->id;
+	const struct cfs_id *e = &in->id;  /* immutable: read without the lock */
 
-	pthread_mutex_lock(&nt->lock);
-	if (n && in != nt->root)
+	if (n && in != nt->root) {
+		pthread_mutex_lock(&nt->lock);
 		e = alias(nt, in, n);
+		pthread_mutex_unlock(&nt->lock);
+	}
 	*value = e->value;
 	*generation = e->generation;
-	pthread_mutex_unlock(&nt->lock);
 }
 
 fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)
@@ -252,8 +253,9 @@ struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino)
 }
 
 /*
- * The node of any id, known or not, if it is in the set: with one kernel
- * reference taken and the id's generation; NULL if not.
+ * The node of an id in the set, with one kernel reference taken and the
+ * id's generation; NULL if the id is not there (an NFS file handle's may
+ * be forgotten, or an earlier daemon's).
  */
 struct cfs_inode *ids_ref(struct cfs_nodes *nt, fuse_ino_t value, uint64_t *generation)
 {
