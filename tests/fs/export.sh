@@ -65,6 +65,17 @@ check file "file hello"
 check dir "dir X"
 check ci "dir Doomed File.txt Sub"
 check root "dir ci"
+# A node id is its object's backing handle: the mount's handle of a file
+# can be computed from the backing tree alone.
+fh derive "$B/ci/File.txt" "$T/derived" || fail "derive"
+cmp -s "$T/derived" "$T/file" ||
+	fail "the mount's handle of ci/File.txt is not the one derived from its backing handle"
+# A directory outside the tree, on the same filesystem: its derived handle
+# opens nothing (reconnecting it through ".." reaches the filesystem's root
+# without passing the mount's).
+mkdir -p "$T/ext4/outside/deeper"
+fh derive "$T/ext4/outside/deeper" "$T/outside" || fail "derive"
+check outside ESTALE
 
 # The kernel forgets them (FORGET): the daemon frees their nodes, whose ids
 # resolve again by handle.  The removed file's inode number goes to a new
