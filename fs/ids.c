@@ -6,7 +6,7 @@
  *
  *  - derived ids, at least 2^32: the backing file handle itself, where it
  *    is FILEID_INO32_GEN (a 32-bit inode number and a nonzero 32-bit
- *    generation: ext2/3/4, f2fs, xfs with 32-bit inode numbers), with
+ *    generation: ext2/3/4, and others using the generic encoder), with
  *    generation 0.  The same object gets the same id in every mount, and
  *    an id the daemon no longer knows opens its object again by handle
  *    (inode_lookup_id), or fails with ESTALE once it is gone.
@@ -19,6 +19,7 @@
  * FUSE_ROOT_ID is the root's, and is not in the set.  Under the table lock.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -54,7 +55,7 @@ int ids_init(struct cfs_nodes *nt)
 	nt->ids = calloc(nt->ids_size, sizeof(*nt->ids));
 	nt->next_counter = FUSE_ROOT_ID + 1;
 	nt->counter_generation = fresh_generation();
-	nt->root->id = (struct cfs_id){ .node = nt->root, .value = FUSE_ROOT_ID };
+	nt->root->id = (struct cfs_id){ .value = FUSE_ROOT_ID };
 	return nt->ids ? 0 : -ENOMEM;
 }
 
@@ -62,6 +63,14 @@ void ids_destroy(struct cfs_nodes *nt)
 {
 	free(nt->ids);
 	nt->ids = NULL;
+}
+
+/* The node an id belongs to. */
+static struct cfs_inode *id_node(struct cfs_id *e)
+{
+	if (e->alias)
+		return ((struct cfs_alias *)e)->node;
+	return (struct cfs_inode *)((char *)e - offsetof(struct cfs_inode, id));
 }
 
 static struct cfs_id *find(const struct cfs_nodes *nt, fuse_ino_t value)
@@ -164,7 +173,7 @@ void ids_handle(fuse_ino_t value, union inode_handle *h)
 
 void ids_assign(struct cfs_nodes *nt, struct cfs_inode *in)
 {
-	in->id.node = in;
+	in->id.alias = 0;
 	in->id.value = derived_id(in->handle_type, in->handle, in->handle_len);
 	in->id.generation = 0;
 	/* Taken only by a node with this very handle that left the table
@@ -202,13 +211,13 @@ static const struct cfs_id *alias(struct cfs_nodes *nt, struct cfs_inode *in, un
 	struct cfs_alias *a;
 
 	for (a = in->aliases; a; a = a->next)
-		if (a->n == n)
+		if (a->id.alias == n)
 			return &a->id;
 	a = malloc(sizeof(*a));
 	if (!a)
 		return &in->id;
-	a->id.node = in;
-	a->n = (unsigned char)n;
+	a->node = in;
+	a->id.alias = (unsigned char)n;
 	take_counter(nt, &a->id);
 	add(nt, &a->id);
 	a->next = in->aliases;
@@ -249,7 +258,7 @@ struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino)
 	pthread_mutex_lock(&nt->lock);
 	e = find(nt, ino);
 	pthread_mutex_unlock(&nt->lock);
-	return e ? e->node : NULL;
+	return e ? id_node(e) : NULL;
 }
 
 /*
@@ -259,6 +268,7 @@ struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino)
  */
 struct cfs_inode *ids_ref(struct cfs_nodes *nt, fuse_ino_t value, uint64_t *generation)
 {
+	struct cfs_inode *in = NULL;
 	struct cfs_id *e;
 
 	if (value == FUSE_ROOT_ID) {
@@ -269,9 +279,10 @@ struct cfs_inode *ids_ref(struct cfs_nodes *nt, fuse_ino_t value, uint64_t *gene
 	pthread_mutex_lock(&nt->lock);
 	e = find(nt, value);
 	if (e) {
-		e->node->nlookup++;
+		in = id_node(e);
+		in->nlookup++;
 		*generation = e->generation;
 	}
 	pthread_mutex_unlock(&nt->lock);
-	return e ? e->node : NULL;
+	return in;
 }

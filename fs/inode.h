@@ -46,16 +46,17 @@ struct cfs_dir {
 /* An id the kernel knows a node by (ids.c): the node's own, or an alias. */
 struct cfs_id {
 	struct cfs_id *next;      /* chain of the id set; table */
-	struct cfs_inode *node;   /* immutable, as are: */
-	fuse_ino_t value;
+	fuse_ino_t value;         /* immutable, as are: */
 	uint32_t generation;
+	unsigned char alias;      /* 0: the node's own (struct cfs_inode.id);
+				     1..7: an alias's, from the spelling */
 };
 
 /* An alias of -o case_rename: another kernel inode for the same node. */
 struct cfs_alias {
-	struct cfs_id id;
+	struct cfs_id id;         /* first: an alias's id is the alias */
 	struct cfs_alias *next;   /* the node's other aliases; table */
-	unsigned char n;          /* 1..7, from the spelling */
+	struct cfs_inode *node;   /* immutable */
 };
 
 /*
