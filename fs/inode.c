@@ -1,7 +1,7 @@
 /*
  * The node table: one node per backing object the kernel remembers, found
- * by (st_dev, st_ino) in a chained hash table.  A node id is the node's
- * address; the root is FUSE_ROOT_ID and keeps its descriptor for good.
+ * by (st_dev, st_ino) in a chained hash table, and by its id (ids.c); the
+ * root is FUSE_ROOT_ID and keeps its descriptor for good.
  *
  * A node holds a locator, not a descriptor (fs/README.md, "Nodes and
  * descriptors"): a file handle where the backing filesystem gives one and
@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "flagstore.h"
@@ -27,56 +25,6 @@ static size_t bucket(const struct cfs_nodes *nt, dev_t dev, ino_t ino)
 	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15u ^ (uint64_t)dev;
 
 	return (size_t)(h ^ h >> 29) & (nt->size - 1);
-}
-
-/*
- * The id set (NFS export): a node id from an NFS file handle may name a
- * node the kernel forgot, freed since, so it is looked up here by value
- * before it is used.  Chained by address, grown with the node count.
- */
-static size_t id_bucket(size_t size, const struct cfs_inode *in)
-{
-	uint64_t h = (uint64_t)(uintptr_t)in * 0x9e3779b97f4a7c15u;
-
-	return (size_t)(h >> 32) & (size - 1);
-}
-
-static void ids_add(struct cfs_nodes *nt, struct cfs_inode *in)
-{
-	size_t b;
-
-	if (nt->count >= nt->ids_size) {
-		size_t size = nt->ids_size * 2;
-		struct cfs_inode **t = calloc(size, sizeof(*t));
-
-		if (t) {
-			for (size_t i = 0; i < nt->ids_size; i++) {
-				struct cfs_inode *e = nt->ids[i], *next;
-
-				for (; e; e = next) {
-					next = e->id_next;
-					e->id_next = t[id_bucket(size, e)];
-					t[id_bucket(size, e)] = e;
-				}
-			}
-			free(nt->ids);
-			nt->ids = t;
-			nt->ids_size = size;
-		}
-	}
-	b = id_bucket(nt->ids_size, in);
-	in->id_next = nt->ids[b];
-	nt->ids[b] = in;
-}
-
-static void ids_remove(struct cfs_nodes *nt, struct cfs_inode *in)
-{
-	struct cfs_inode **p = &nt->ids[id_bucket(nt->ids_size, in)];
-
-	while (*p && *p != in)
-		p = &(*p)->id_next;
-	if (*p)
-		*p = in->id_next;
 }
 
 /* The handle of the object fd is on, if it can serve as its locator. */
@@ -202,20 +150,12 @@ int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd
 	nt->table = calloc(nt->size, sizeof(*nt->table));
 	if (!nt->table)
 		return -ENOMEM;
-	nt->ids_size = nt->size;
-	nt->ids = calloc(nt->ids_size, sizeof(*nt->ids));
-	if (!nt->ids)
-		return -ENOMEM;
-	/* The root's generation is 0; others count from a random start, so
-	 * that a handle from an earlier mount meets another generation. */
-	if (getrandom(&nt->next_generation, sizeof(nt->next_generation), 0) < 0)
-		nt->next_generation = (uint32_t)time(NULL);
 	err = fdcache_init(&nt->fdc, fd_cache, &nt->lock);
 	if (err < 0)
 		return err;
 	root = nt->root = calloc(1, sizeof(*root));
-	if (!root)
-		return -ENOMEM;
+	if (!root || (err = ids_init(nt)) < 0)
+		return root ? err : -ENOMEM;
 	pthread_mutex_init(&nt->lock, NULL);
 	root->dev = st.st_dev;
 	root->ino = st.st_ino;
@@ -238,6 +178,7 @@ static struct cfs_inode *destroy(struct cfs_inode *in)
 		dir_record_fini(in);
 		free(in->d);
 	}
+	ids_free_aliases(in);
 	free(in->name);
 	free(in);
 	return parent;
@@ -256,10 +197,12 @@ static void unhook(struct cfs_nodes *nt, struct cfs_inode *in);
  * client's handle still resolves (LOOKUP of "."), and a new lookup of its
  * object gets the same id.  Its directory index goes; the oldest kept node
  * that is still unused is freed when the list is full (table lock held).
+ * A node with a derived id needs none of this: its id opens its object
+ * again by handle (inode_lookup_id).
  */
 static bool keep(struct cfs_nodes *nt, struct cfs_inode *in)
 {
-	if (!nt->keep_max || !in->handle_len || in->unhashed)
+	if (!nt->keep_max || !in->handle_len || in->unhashed || ids_derived(in->id.value))
 		return false;
 	if (!in->kept) {
 		in->kept = true;
@@ -312,7 +255,7 @@ static void unhook(struct cfs_nodes *nt, struct cfs_inode *in)
 	while (*p != in)
 		p = &(*p)->next;
 	*p = in->next;
-	ids_remove(nt, in);
+	ids_drop(nt, in);
 	nt->count--;
 	if (!in->handle_len)
 		nt->path_nodes--;
@@ -370,7 +313,7 @@ void inode_table_destroy(struct cfs_nodes *nt)
 	destroy_chain(nt->unhashed);
 	free(nt->table);
 	handles_destroy(nt);
-	free(nt->ids);
+	ids_destroy(nt);
 	fdcache_destroy(&nt->fdc);
 	dir_record_fini(nt->root);
 	dirpark_clear();
@@ -379,56 +322,6 @@ void inode_table_destroy(struct cfs_nodes *nt)
 	if (nt->mount_fd >= 0)
 		close(nt->mount_fd);
 	pthread_mutex_destroy(&nt->lock);
-}
-
-/*
- * A node id is the node's address, whose low bits (calloc aligns it for
- * any type) name a spelling alias: another kernel inode for the same node,
- * which -o case_rename hands out for spellings other than the stored one
- * (ops_dir.c).  Lookup counts are the node's, whichever id they came by.
- */
-#define ALIAS_MASK ((fuse_ino_t)7)
-_Static_assert(_Alignof(struct cfs_inode) > ALIAS_MASK, "node ids need 3 free bits");
-
-struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino)
-{
-	return ino == FUSE_ROOT_ID ? nt->root : (struct cfs_inode *)(uintptr_t)(ino & ~ALIAS_MASK);
-}
-
-/* The id of alias 1..7 of in (never the root's). */
-fuse_ino_t inode_alias_id(struct cfs_nodes *nt, struct cfs_inode *in, unsigned alias)
-{
-	if (in == nt->root)
-		return FUSE_ROOT_ID;
-	return (fuse_ino_t)(uintptr_t)in | (1 + alias % ALIAS_MASK);
-}
-
-fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)
-{
-	return in == nt->root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)in;
-}
-
-/*
- * The node of any id, known or not (an NFS file handle's, after the kernel
- * forgot it), with one kernel reference taken, or NULL.  An id whose node
- * was freed and whose address another node has now is that other node:
- * its generation tells the kernel the handle is stale.
- */
-struct cfs_inode *inode_find_id(struct cfs_nodes *nt, fuse_ino_t id)
-{
-	struct cfs_inode *want = (struct cfs_inode *)(uintptr_t)(id & ~ALIAS_MASK), *in;
-
-	if (id == FUSE_ROOT_ID) {
-		inode_ref(nt, nt->root);
-		return nt->root;
-	}
-	pthread_mutex_lock(&nt->lock);
-	for (in = nt->ids[id_bucket(nt->ids_size, want)]; in && in != want; in = in->id_next)
-		;
-	if (in)
-		in->nlookup++;
-	pthread_mutex_unlock(&nt->lock);
-	return in;
 }
 
 /* One more kernel reference on a node the caller knows to be alive. */
@@ -514,7 +407,7 @@ static struct cfs_inode *relocate(struct cfs_inode *in, struct cfs_inode *dir,
 	struct cfs_inode *old = in->parent;
 	char *copy;
 
-	if (in->handle_len || !old || (old == dir && strcmp(in->name, name) == 0))
+	if (in->handle_len || !old || !name || (old == dir && strcmp(in->name, name) == 0))
 		return NULL;
 	copy = strdup(name);
 	if (!copy)
@@ -526,7 +419,10 @@ static struct cfs_inode *relocate(struct cfs_inode *in, struct cfs_inode *dir,
 	return old;
 }
 
-/* A new node for the object fd (consumed on success) is on, as st says. */
+/*
+ * A new node for the object fd (consumed on success) is on, as st says,
+ * found as name (NULL: reached otherwise, so it needs a file handle).
+ */
 static int new_node(struct cfs_nodes *nt, const char *name, int fd,
 		    const struct stat *st, struct cfs_inode **out)
 {
@@ -547,9 +443,10 @@ static int new_node(struct cfs_nodes *nt, const char *name, int fd,
 		in->handle_len = (uint8_t)len;
 		in->handle_type = h.fh.handle_type;
 		memcpy(in->handle, h.fh.f_handle, len);
-	} else if (!(in->name = strdup(name))) {
+	} else if (!name || !(in->name = strdup(name))) {
+		/* No name (reached by handle or as ".."): no locator at all. */
 		free(in);
-		return -ENOMEM;
+		return name ? -ENOMEM : -ESTALE;
 	}
 	if (S_ISDIR(st->st_mode)) {
 		int err = (in->d = malloc(sizeof(*in->d))) ? dir_record_init(in, fd, st) : -ENOMEM;
@@ -567,7 +464,8 @@ static int new_node(struct cfs_nodes *nt, const char *name, int fd,
 
 /*
  * Takes one kernel reference on the node of the object fd is on, whose
- * attributes are st, found as name in dir, creating the node if needed.
+ * attributes are st, found as name in dir (NULL: by handle, or as "..",
+ * which make no path locator), creating the node if needed.
  * With install, fd (O_PATH) is consumed: cached for the new node, or
  * closed; without, it is the caller's (an open file) and only lends the
  * new node its file handle.
@@ -602,10 +500,7 @@ static int lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *na
 		in = fresh;
 		in->next = nt->table[bucket(nt, in->dev, in->ino)];
 		nt->table[bucket(nt, in->dev, in->ino)] = in;
-		if (++nt->next_generation == 0)
-			nt->next_generation = 1;
-		in->generation = nt->next_generation;
-		ids_add(nt, in);
+		ids_assign(nt, in);
 		nt->count++;
 		if (!in->handle_len) {
 			in->parent = dir;
@@ -710,8 +605,8 @@ int inode_lookup(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const cha
  * The parent of the directory dir (pinned as dfd), with one kernel
  * reference, for the kernel's LOOKUP of ".." (NFS export); fills st.  The
  * root is its own parent.  A node already known is taken as it is (its
- * locator untouched); a new one needs a file handle: a path locator
- * (dir, "..") would make dir hold its own parent.
+ * locator untouched); a new one needs a file handle, else ESTALE: a path
+ * locator (dir, "..") would make dir hold its own parent.
  */
 int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, struct stat *st,
 			struct cfs_inode **out)
@@ -731,6 +626,12 @@ int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, st
 		close(fd);
 		return -errno;
 	}
+	if (st->st_dev == dir->dev && st->st_ino == dir->ino) {
+		/* The filesystem's root, reached without passing ours: dir is
+		 * outside the tree (a forged handle's), and has no parent here. */
+		close(fd);
+		return -ESTALE;
+	}
 	pthread_mutex_lock(&nt->lock);
 	in = find_locked(nt, st->st_dev, st->st_ino);
 	if (in)
@@ -741,11 +642,53 @@ int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, st
 		*out = in;
 		return 0;
 	}
-	if (!nt->use_handles) {
-		close(fd);
-		return -ESTALE;
+	return lookup_fd(nt, dir, NULL, fd, true, st, out);
+}
+
+/*
+ * A node for the derived id an NFS file handle holds, which this daemon
+ * does not know (forgotten, or from an earlier mount): its object opened
+ * by the handle the id is, or -ESTALE when that is gone.  The node must
+ * get that id back (not so when an unhashed node still holds it, or the
+ * object is the root): the kernel checks the answer's id against the one
+ * it asked for.
+ */
+static int lookup_derived(struct cfs_nodes *nt, fuse_ino_t id, struct cfs_inode **out)
+{
+	union inode_handle h;
+	struct stat st;
+	int fd, err;
+
+	ids_handle(id, &h);
+	do
+		fd = open_by_handle_at(nt->mount_fd, &h.fh, O_PATH | O_CLOEXEC);
+	while (fd < 0 && inode_shed(nt, errno));
+	if (fd < 0)
+		return errno == ENOENT || errno == ESTALE || errno == EINVAL ? -ESTALE : -errno;
+	err = inode_lookup_fd(nt, nt->root, NULL, fd, &st, out);
+	if (err == 0 && (*out)->id.value != id) {
+		inode_forget(nt, *out, 1);
+		err = -ESTALE;
 	}
-	return lookup_fd(nt, dir, "..", fd, true, st, out);
+	return err;
+}
+
+/*
+ * The node of any id an NFS file handle holds (LOOKUP of "."), with one
+ * kernel reference and the id's generation: one in the id set as it is,
+ * a derived one by its handle (where this daemon opens handles); any
+ * other is stale.
+ */
+int inode_lookup_id(struct cfs_nodes *nt, fuse_ino_t id, struct cfs_inode **out,
+		    uint64_t *generation)
+{
+	*out = ids_ref(nt, id, generation);
+	if (*out)
+		return 0;
+	if (!nt->use_handles || !ids_derived(id))
+		return -ESTALE;
+	*generation = 0;
+	return lookup_derived(nt, id, out);
 }
 
 void inode_forget(struct cfs_nodes *nt, struct cfs_inode *in, uint64_t n)
@@ -810,7 +753,7 @@ size_t inode_ids(struct cfs_nodes *nt, fuse_ino_t **ids)
 		(*ids)[n++] = FUSE_ROOT_ID;
 		for (size_t b = 0; b < nt->size; b++)
 			for (struct cfs_inode *in = nt->table[b]; in; in = in->next)
-				(*ids)[n++] = (fuse_ino_t)(uintptr_t)in;
+				(*ids)[n++] = in->id.value;
 	}
 	pthread_mutex_unlock(&nt->lock);
 	return n;

@@ -43,6 +43,22 @@ struct cfs_dir {
 	int wd;                 /* inotify watch, or -1 (watch.c); lock */
 };
 
+/* An id the kernel knows a node by (ids.c): the node's own, or an alias. */
+struct cfs_id {
+	struct cfs_id *next;      /* chain of the id set; table */
+	fuse_ino_t value;         /* immutable, as are: */
+	uint32_t generation;
+	unsigned char alias;      /* 0: the node's own (struct cfs_inode.id);
+				     1..7: an alias's, from the spelling */
+};
+
+/* An alias of -o case_rename: another kernel inode for the same node. */
+struct cfs_alias {
+	struct cfs_id id;         /* first: an alias's id is the alias */
+	struct cfs_alias *next;   /* the node's other aliases; table */
+	struct cfs_inode *node;   /* immutable */
+};
+
 /*
  * A node holds no descriptor of its own, only a locator to reopen its
  * object with: a file handle, or (handle_len 0) the parent node and the
@@ -65,10 +81,10 @@ struct cfs_inode {
 	bool unhashed;            /* out of the table (inode_unhash); table */
 	bool in_handles;          /* in the handle index; table */
 	bool covered;             /* inotify: last found in a watched directory */
-	struct cfs_inode *id_next; /* chain of the id set (NFS export); table */
+	struct cfs_id id;         /* the node's own id (ids.c) */
+	struct cfs_alias *aliases; /* its aliases' ids; table */
 	struct cfs_inode *kept_next; /* forgotten, kept for NFS handles; table */
 	bool kept;                /* on the kept list; table */
-	uint32_t generation;      /* the kernel's (node id, generation): immutable */
 	uint8_t handle_len;       /* bytes of handle; 0: path locator */
 	int handle_type;          /* file handle: immutable but for the */
 	unsigned char handle[];   /* generation (inode_rehandle); table */
@@ -93,10 +109,10 @@ struct cfs_nodes {
 	struct cfs_inode **htable;  /* nodes by file handle (handles.c) */
 	size_t hsize, hcount;
 	union inode_handle root_handle;  /* the root's, not in htable (handle_bytes 0: none) */
-	struct cfs_inode **ids;     /* every node but the root, by address: the
-				       ids an NFS file handle may present */
-	size_t ids_size;            /* buckets of ids */
-	uint32_t next_generation;   /* random at mount: stale handles mismatch */
+	struct cfs_id **ids;        /* every id but the root's, by value (ids.c) */
+	size_t ids_size, ids_count; /* buckets, ids */
+	fuse_ino_t next_counter;    /* the next counter id to try */
+	uint32_t counter_generation; /* counter ids': random at mount, never 0 */
 	size_t keep_max;            /* -o nfs_nodes=N: forgotten nodes kept */
 	size_t kept;                /* nodes on the kept list, oldest first: */
 	struct cfs_inode *kept_head, *kept_tail;
@@ -115,10 +131,8 @@ struct cfs_nodes {
 /* inode.c */
 int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd_cache);
 void inode_table_destroy(struct cfs_nodes *nt);
-struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino);
-fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in);
-fuse_ino_t inode_alias_id(struct cfs_nodes *nt, struct cfs_inode *in, unsigned alias);
-struct cfs_inode *inode_find_id(struct cfs_nodes *nt, fuse_ino_t id);
+int inode_lookup_id(struct cfs_nodes *nt, fuse_ino_t id, struct cfs_inode **out,
+		    uint64_t *generation);
 void inode_ref(struct cfs_nodes *nt, struct cfs_inode *in);
 int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, struct stat *st,
 			struct cfs_inode **out);
@@ -143,6 +157,20 @@ bool inode_writer_open(struct cfs_nodes *nt, struct cfs_inode *in, bool writer);
 void inode_writer_close(struct cfs_nodes *nt, struct cfs_inode *in);
 bool inode_writing(struct cfs_nodes *nt, struct cfs_inode *in);
 int inode_stats(struct cfs_nodes *nt, char *buf, size_t len);
+
+/* ids.c (ids_ref and inode_* take the table lock; the others need it held) */
+int ids_init(struct cfs_nodes *nt);
+void ids_destroy(struct cfs_nodes *nt);
+void ids_assign(struct cfs_nodes *nt, struct cfs_inode *in);
+void ids_drop(struct cfs_nodes *nt, struct cfs_inode *in);
+void ids_free_aliases(struct cfs_inode *in);
+bool ids_derived(fuse_ino_t value);
+void ids_handle(fuse_ino_t value, union inode_handle *h);
+struct cfs_inode *ids_ref(struct cfs_nodes *nt, fuse_ino_t value, uint64_t *generation);
+struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino);
+fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in);
+void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, unsigned alias, fuse_ino_t *id,
+		    uint64_t *generation);
 
 /* handles.c (table lock held but for inode_find_handle) */
 void handles_add(struct cfs_nodes *nt, struct cfs_inode *in);

@@ -53,6 +53,7 @@ enum marker_dir marker_dir(int dirfd);
 bool marker_is_whiteout(int dirfd, const char *name, unsigned char dtype,
 			enum marker_dir dir);
 bool marker_is_ours(const char *xattr);
+const char *marker_dotwh(const char *name);
 int marker_set_opaque(int dirfd_rw, const char *name);
 int marker_make_whiteout(int dirfd, const char *name);
 

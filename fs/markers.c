@@ -7,6 +7,11 @@
  * overlayfs, -o userxattr) and trusted. (root's overlayfs) are read; the
  * view writes only what any user can: device 0/0 whiteouts, which Linux
  * lets unprivileged users make since 5.8, and user.overlay.opaque.
+ *
+ * Read too, so that an upper tree fuse-overlayfs wrote can be stacked:
+ * its user.fuseoverlayfs.opaque, and the aufs/OCI files it falls back to,
+ * ".wh.NAME" (NAME is whited out) and ".wh..wh..opq" (the directory is
+ * opaque).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +25,10 @@
 
 #include "layers.h"
 
-static const char *const opaque_xattr[] = { "user.overlay.opaque", "trusted.overlay.opaque" };
+static const char *const opaque_xattr[] = { "user.overlay.opaque", "trusted.overlay.opaque",
+					    "user.fuseoverlayfs.opaque" };
+static const char opaque_file[] = ".wh..wh..opq";
+static const char whiteout_prefix[] = ".wh.";
 static const char *const whiteout_xattr[] = { "user.overlay.whiteout",
 					      "trusted.overlay.whiteout" };
 
@@ -29,7 +37,9 @@ enum marker_dir marker_dir(int dirfd)
 {
 	char v[2];
 
-	for (unsigned i = 0; i < 2; i++) {
+	if (faccessat(dirfd, opaque_file, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return MARKER_OPAQUE;
+	for (unsigned i = 0; i < 3; i++) {
 		if (fgetxattr(dirfd, opaque_xattr[i], v, sizeof(v)) != 1)
 			continue;
 		if (v[0] == 'y')
@@ -65,11 +75,25 @@ bool marker_is_whiteout(int dirfd, const char *name, unsigned char dtype, enum m
 	return found;
 }
 
+/*
+ * For a name of the aufs/OCI form, what it stands for: "" for the opaque
+ * marker, NAME for a whiteout ".wh.NAME"; NULL for any other name.
+ */
+const char *marker_dotwh(const char *name)
+{
+	if (strncmp(name, whiteout_prefix, sizeof(whiteout_prefix) - 1) != 0)
+		return NULL;
+	if (strcmp(name, opaque_file) == 0)
+		return "";
+	return name + sizeof(whiteout_prefix) - 1;
+}
+
 /* overlayfs's own xattrs: not shown through the view, nor settable there. */
 bool marker_is_ours(const char *xattr)
 {
 	return strncmp(xattr, "user.overlay.", 13) == 0 ||
-	       strncmp(xattr, "trusted.overlay.", 16) == 0;
+	       strncmp(xattr, "trusted.overlay.", 16) == 0 ||
+	       strncmp(xattr, "user.fuseoverlayfs.", 19) == 0;
 }
 
 /* Makes the directory name of dirfd opaque. */

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -224,19 +225,25 @@ static int add_part(struct merge *m, uint32_t idx, unsigned layer, const char *s
 static int read_one(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
 		    unsigned layer, int dirfd, struct dirent *de, enum marker_dir md)
 {
-	struct cfs_name name = names_name(de->d_name);
-	uint64_t key = key_of(nm, &name);
-	bool wh = marker_is_whiteout(dirfd, de->d_name, de->d_type, md);
+	const char *dotwh = marker_dotwh(de->d_name);
+	struct cfs_name name = names_name(dotwh ? dotwh : de->d_name);
+	uint64_t key;
+	bool wh = dotwh || marker_is_whiteout(dirfd, de->d_name, de->d_type, md);
 	unsigned char type = de->d_type;
-	uint32_t top = group(m, nm, &name, key, NULL);
+	uint32_t top;
 	struct merge_entry *e;
 	struct stat st;
 
+	if (dotwh && !*dotwh)
+		return 0;  /* the opaque marker: merge_read has seen it */
+	key = key_of(nm, &name);
+	top = group(m, nm, &name, key, NULL);
 	if (type == DT_UNKNOWN && fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		type = IFTODT(st.st_mode);
 	if (top == MERGE_NONE || m->e[top].layer == layer)
 		return add_keyed(m, &name, key, layer, type, layer_ino(ls, layer, de->d_ino),
-				 wh ? MERGE_WHITEOUT : 0) == MERGE_NONE ? -ENOMEM : 0;
+				 (wh ? MERGE_WHITEOUT : 0) | (dotwh ? MERGE_DOTWH : 0)) ==
+		       MERGE_NONE ? -ENOMEM : 0;
 	e = &m->e[top];
 	e->flags |= MERGE_COVERS;
 	if (e->flags & MERGE_CLOSED)
@@ -342,6 +349,13 @@ struct merge_entry *merge_entry(const struct merge *m, uint32_t idx)
 const char *merge_name(const struct merge *m, uint32_t idx)
 {
 	return m->arena + m->e[idx].name;
+}
+
+/* The name entry idx has in its tree (a ".wh." whiteout's file name). */
+void merge_stored(const struct merge *m, uint32_t idx, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", (m->e[idx].flags & MERGE_DOTWH) ? ".wh." : "",
+		 merge_name(m, idx));
 }
 
 /* The first entry shown at or after idx, or MERGE_NONE. */

@@ -24,6 +24,7 @@ enum {
 	MERGE_CLOSED = 4,    /* no tree further down merges into it */
 	MERGE_OPAQUE = 8,    /* a directory made opaque by the view */
 	MERGE_FREE = 16,     /* removed: a hole in the entry array */
+	MERGE_DOTWH = 32,    /* a whiteout stored as the file ".wh." + name */
 };
 
 /* One name shown (or hidden by a whiteout) in the directory. */
@@ -54,6 +55,7 @@ void merge_raise(struct merge *m, uint32_t idx);
 void merge_hide(struct merge *m, uint32_t idx);
 struct merge_entry *merge_entry(const struct merge *m, uint32_t idx);
 const char *merge_name(const struct merge *m, uint32_t idx);
+void merge_stored(const struct merge *m, uint32_t idx, char *buf, size_t len);
 uint32_t merge_next(const struct merge *m, uint32_t idx);
 uint32_t merge_part(const struct merge *m, uint32_t part, unsigned *layer, const char **name);
 bool merge_empty(const struct merge *m);

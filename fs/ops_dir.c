@@ -53,9 +53,8 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *g
 		       const char *stored, struct cfs_inode *in, struct fuse_entry_param *e)
 {
 	struct cfs_name g = *given;
+	unsigned alias = 0;
 
-	e->ino = inode_id(&fs->nodes, in);
-	e->generation = in->generation;
 	if (watch_wanted(fs, in)) {
 		/* Its entries may be cached only once their changes are watched. */
 		int fd = inode_pin(&fs->nodes, in);
@@ -68,11 +67,11 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *g
 	watch_found(fs, dir, in);
 	e->attr_timeout = dcache_ttl(fs, in);
 	if (respelled(fs, dir, given, stored, in)) {
-		e->ino = inode_alias_id(&fs->nodes, in,
-					(unsigned)(names_spelling(&fs->names, &g) % 7));
+		alias = 1 + (unsigned)(names_spelling(&fs->names, &g) % 7);
 		/* Notices invalidate the node's own id, not its aliases. */
 		e->attr_timeout = fs->timeout;
 	}
+	inode_entry_id(&fs->nodes, in, alias, &e->ino, &e->generation);
 	e->entry_timeout = dcache_positive(fs, dir, given, stored);
 }
 
@@ -111,10 +110,10 @@ static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, struct cfs_name 
 /*
  * LOOKUP of "." and "..", which only NFS export sends (README.NFS; the
  * kernel's path walk resolves both itself): "." on any node id an NFS file
- * handle holds, which the kernel may have forgotten and the daemon freed
- * (inode_find_id checks it; the generation unmasks an address reused since
- * or an earlier mount's), ".." on a directory the kernel holds.  The
- * answer is the id asked, or ESTALE.
+ * handle holds, which the kernel may have forgotten and the daemon freed,
+ * or an earlier daemon handed out (inode_lookup_id: the same object or
+ * ESTALE), ".." on a directory the kernel holds.  The answer to "." is the
+ * id asked, with that id's generation, or ESTALE.
  */
 static int lookup_special(struct cfs *fs, fuse_ino_t parent, bool dot,
 			  struct fuse_entry_param *e)
@@ -124,9 +123,9 @@ static int lookup_special(struct cfs *fs, fuse_ino_t parent, bool dot,
 
 	memset(e, 0, sizeof(*e));
 	if (dot) {
-		in = inode_find_id(&fs->nodes, parent);
-		if (!in)
-			return -ESTALE;
+		err = inode_lookup_id(&fs->nodes, parent, &in, &e->generation);
+		if (err < 0)
+			return err;
 		fd = inode_pin(&fs->nodes, in);
 		err = fd < 0 ? fd : fstat(fd, &e->attr) < 0 ? -errno : 0;
 		if (fd >= 0)
@@ -141,13 +140,12 @@ static int lookup_special(struct cfs *fs, fuse_ino_t parent, bool dot,
 		dir_unlock(fs, dir);
 		if (err < 0)
 			return err;
-		e->ino = inode_id(&fs->nodes, in);
+		inode_entry_id(&fs->nodes, in, 0, &e->ino, &e->generation);
 	}
 	if (err < 0) {
 		inode_forget(&fs->nodes, in, 1);
 		return err == -ENOENT ? -ESTALE : err;
 	}
-	e->generation = in->generation;
 	e->attr_timeout = dcache_ttl(fs, in);
 	return 0;
 }

@@ -20,6 +20,7 @@ static inline struct view *view_of(fuse_req_t req)
 
 /* ovl_dir.c */
 int ovl_entry(struct view *v, struct view_node *n, double entry_ttl, struct fuse_entry_param *e);
+double ovl_attr_ttl(const struct view *v, const struct stat *st);
 void ovl_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
 void ovl_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
 void ovl_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *list);

@@ -22,11 +22,24 @@
 /* n's entry for the kernel; the caller has counted the reference. */
 int ovl_entry(struct view *v, struct view_node *n, double entry_ttl, struct fuse_entry_param *e)
 {
+	int r;
+
 	memset(e, 0, sizeof(*e));
 	e->ino = view_id(v, n);
-	e->attr_timeout = v->timeout;
 	e->entry_timeout = entry_ttl;
-	return view_stat(v, n, &e->attr);
+	r = view_stat(v, n, &e->attr);
+	e->attr_timeout = ovl_attr_ttl(v, &e->attr);
+	return r;
+}
+
+/*
+ * How long the kernel may keep attributes st of an object.  A file with
+ * several links may be reached through another name, so another node:
+ * the kernel cannot tell that a write through one changes the other.
+ */
+double ovl_attr_ttl(const struct view *v, const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) || st->st_nlink <= 1 ? v->timeout : 0.0;
 }
 
 /* The shown entry of dir that name finds, with a reference for the kernel. */
@@ -193,6 +206,17 @@ static int make_object(struct view *v, const char *tmp, struct made *m)
 }
 
 /*
+ * A name that may be given to an object of the view.  A ".wh." name would
+ * read, at the next mount, as the whiteout fuse-overlayfs writes.
+ */
+static int check_new(struct view *v, struct cfs_name *cn)
+{
+	int r = names_check_create(&v->names, CFS_FOLD, cn);
+
+	return r == 0 && marker_dotwh(cn->s) ? -EINVAL : r;
+}
+
+/*
  * Makes name in dir: the object whole in the work directory, then moved
  * into place over the group's whiteout, then entered in the index.  A
  * directory made where a lower tree had one of the group is opaque.
@@ -211,8 +235,8 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 
 	if (!v->layers.upper)
 		return -EROFS;
-	if ((r = names_check_create(&v->names, CFS_FOLD, &cn)) < 0 ||
-	    (r = view_index(v, dir)) < 0 || (r = upper_dir(v, dir)) < 0)
+	if ((r = check_new(v, &cn)) < 0 || (r = view_index(v, dir)) < 0 ||
+	    (r = upper_dir(v, dir)) < 0)
 		return r;
 	pthread_mutex_lock(&dir->d->change);
 	pthread_mutex_lock(&v->lock);
@@ -307,7 +331,7 @@ void ovl_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode
 		return;
 	}
 	fi->fh = (uint64_t)m.fd;
-	fi->keep_cache = 1;
+	fi->keep_cache = e.attr.st_nlink <= 1;
 	if (fuse_reply_create(req, &e, fi) != 0)
 		close(m.fd);
 }
@@ -500,13 +524,13 @@ static int move_upper(struct view *v, struct move *mv, const char *to)
 	const struct found *s = &mv->s, *d = &mv->d;
 	bool isdir = s->type == DT_DIR, wh = s->flags & MERGE_COVERS;
 	bool replace = d->idx != MERGE_NONE && d->layer == 0;
-	char old[CFS_NAME_MAX + 1] = "";
+	char old[CFS_NAME_MAX + 8] = "";
 	int spfd, dpfd, r = 0, fd;
 	unsigned flags;
 
 	pthread_mutex_lock(&v->lock);
 	if (d->whiteout != MERGE_NONE && merge_entry(mv->dst->d->index, d->whiteout)->layer == 0)
-		snprintf(old, sizeof(old), "%s", merge_name(mv->dst->d->index, d->whiteout));
+		merge_stored(mv->dst->d->index, d->whiteout, old, sizeof(old));
 	pthread_mutex_unlock(&v->lock);
 	spfd = upper_open(v, mv->src);
 	dpfd = spfd < 0 ? spfd : upper_open(v, mv->dst);
@@ -592,7 +616,9 @@ static int move_index(struct view *v, struct move *mv, const char *to)
 	n->idx = idx;
 	free(n->name);
 	n->name = name;
-	if (n->d) {
+	if (n->d) {  /* only an upper directory moves: its one part is renamed */
+		while (n->d->nparts > 1)
+			free(n->d->parts[--n->d->nparts].name);
 		free(n->d->parts[0].name);
 		n->d->parts[0].name = dname;
 	}
@@ -615,8 +641,15 @@ static int move_check(struct view *v, struct move *mv, unsigned flags, struct vi
 {
 	if (mv->s.idx == MERGE_NONE)
 		return -ENOENT;
-	/* As overlayfs without redirect_dir: mv copies such a directory. */
-	if (mv->s.type == DT_DIR && (mv->s.layer != 0 || mv->s.merged))
+	/*
+	 * As overlayfs without redirect_dir: mv copies a directory that shows
+	 * a lower one.  An opaque upper directory shows none, whatever lies
+	 * below (the parent's index cannot tell: opaqueness is read when a
+	 * directory's own index is built).
+	 */
+	if (mv->s.type == DT_DIR &&
+	    (mv->s.layer != 0 ||
+	     (mv->s.merged && !upper_opaque(v, mv->src, mv->s.stored))))
 		return -EXDEV;
 	if (mv->d.idx == MERGE_NONE)
 		return 0;
@@ -637,8 +670,8 @@ static int rename_names(struct view *v, struct move *mv, unsigned flags)
 		return -EINVAL;
 	if (!v->layers.upper)
 		return -EROFS;
-	if ((r = names_check_create(&v->names, CFS_FOLD, &mv->dcn)) < 0 ||
-	    (r = view_index(v, mv->src)) < 0 || (r = view_index(v, mv->dst)) < 0)
+	if ((r = check_new(v, &mv->dcn)) < 0 || (r = view_index(v, mv->src)) < 0 ||
+	    (r = view_index(v, mv->dst)) < 0)
 		return r;
 	find_entry(v, mv->src, &mv->scn, &mv->s);
 	find_entry(v, mv->dst, &mv->dcn, &mv->d);

@@ -36,7 +36,7 @@ static void reply_attr(fuse_req_t req, struct view *v, struct view_node *n, int 
 	}
 	if (fd >= 0)
 		view_adjust(v, n, &st);
-	fuse_reply_attr(req, &st, v->timeout);
+	fuse_reply_attr(req, &st, ovl_attr_ttl(v, &st));
 }
 
 void ovl_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -138,13 +138,15 @@ void ovl_readlink(fuse_req_t req, fuse_ino_t ino)
 
 /*
  * An open for writing copies the file up first.  Nothing but the view
- * changes the trees, so the kernel keeps the file's pages across opens.
+ * changes the trees, so the kernel keeps the file's pages across opens —
+ * but for a file with several links, whose other names are other nodes.
  */
 void ovl_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct view *v = view_of(req);
 	struct view_node *n = view_node(v, ino);
 	bool writes = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
+	struct stat st;
 	int fd, r = writes ? raise_up(v, n) : 0;
 
 	fd = r < 0 ? r : view_open(v, n, (fi->flags & ~(O_CREAT | O_EXCL | O_NOCTTY)) |
@@ -154,7 +156,7 @@ void ovl_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->fh = (uint64_t)fd;
-	fi->keep_cache = 1;
+	fi->keep_cache = fstat(fd, &st) == 0 && st.st_nlink <= 1;
 	if (fuse_reply_open(req, fi) != 0)
 		close(fd);
 }

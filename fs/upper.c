@@ -279,24 +279,27 @@ int upper_place(struct view *v, struct view_node *dir, const char *tmp, bool isd
 		const char *name, uint32_t whiteout)
 {
 	int w = v->layers.workfd, pfd = upper_open(v, dir), r;
-	char old[CFS_NAME_MAX + 1] = "";
+	char old[CFS_NAME_MAX + 8] = "";
 
 	if (pfd < 0)
 		return pfd;
 	pthread_mutex_lock(&v->lock);
 	if (whiteout != MERGE_NONE && merge_entry(dir->d->index, whiteout)->layer == 0)
-		snprintf(old, sizeof(old), "%s", merge_name(dir->d->index, whiteout));
+		merge_stored(dir->d->index, whiteout, old, sizeof(old));
 	pthread_mutex_unlock(&v->lock);
-	if (!*old)
-		r = renameat2(w, tmp, pfd, name, RENAME_NOREPLACE);
-	else if (strcmp(old, name) != 0)
-		r = renameat2(w, tmp, pfd, name, RENAME_NOREPLACE) < 0 ? -1 :
-		    unlinkat(pfd, old, 0);
-	else if (isdir)  /* a directory cannot replace a file: they trade places */
-		r = renameat2(w, tmp, pfd, name, RENAME_EXCHANGE) < 0 ? -1 : unlinkat(w, tmp, 0);
-	else
-		r = renameat(w, tmp, pfd, name);
-	r = r < 0 ? -errno : 0;
+	/* Once the object is in place the change is made: a whiteout left
+	 * behind beside it only hides what the new object hides anyway. */
+	if (!*old || strcmp(old, name) != 0) {
+		r = renameat2(w, tmp, pfd, name, RENAME_NOREPLACE) < 0 ? -errno : 0;
+		if (r == 0 && *old)
+			unlinkat(pfd, old, 0);
+	} else if (isdir) {  /* a directory cannot replace a file: they trade places */
+		r = renameat2(w, tmp, pfd, name, RENAME_EXCHANGE) < 0 ? -errno : 0;
+		if (r == 0)
+			unlinkat(w, tmp, 0);
+	} else {
+		r = renameat(w, tmp, pfd, name) < 0 ? -errno : 0;
+	}
 	close(pfd);
 	if (r == 0 && *old) {
 		pthread_mutex_lock(&v->lock);
@@ -364,4 +367,21 @@ int upper_discard(struct view *v, struct view_node *dir, const char *name, bool 
 	}
 	close(pfd);
 	return r;
+}
+
+/* Whether dir's upper directory name is opaque (nothing below shows in it). */
+bool upper_opaque(struct view *v, struct view_node *dir, const char *name)
+{
+	int pfd = upper_open(v, dir), fd;
+	bool opaque;
+
+	if (pfd < 0)
+		return false;
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return false;
+	opaque = marker_dir(fd) == MARKER_OPAQUE;
+	close(fd);
+	return opaque;
 }

@@ -70,8 +70,10 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "log names them.  Its subdirectories keep their own\n"
 	  "flags: casefold convert does a whole tree" },
 	{ "nfs_nodes", "N",
-	  "for an NFS export: keep up to N objects the kernel\n"
-	  "has forgotten (about 100 bytes each), so that NFS\n"
+	  "for an NFS export of a backing filesystem whose\n"
+	  "file handles are not 32-bit inode and generation\n"
+	  "(tmpfs, btrfs): keep up to N objects the kernel has\n"
+	  "forgotten (about 100 bytes each), so that NFS\n"
 	  "clients' file handles of them stay valid (default\n"
 	  "0: such handles are stale; needs file handles)" },
 	{ "lowerdir", "DIR[:DIR...]",
@@ -103,9 +105,13 @@ const char *const cfs_usage_notes[] = {
 	"casefold_nonempty, a directory with entries may become case-insensitive\n"
 	"too (Proton does this to a game's drive_c); its subdirectories keep\n"
 	"their own flags.",
-	"The mount can be exported over NFS (exportfs with fsid=); file handles\n"
-	"of objects the kernel has forgotten are stale unless nfs_nodes keeps\n"
-	"them, and those from before a restart are stale.",
+	"The mount can be exported over NFS (exportfs with fsid=).  Root's daemon\n"
+	"on ext2/3/4 (or another filesystem whose file handles are a 32-bit inode\n"
+	"number and generation) gives NFS file handles that stay valid as long as\n"
+	"their objects exist, across a restart too.  Elsewhere (an ordinary\n"
+	"user's daemon, nohandles, tmpfs, btrfs) handles of objects the kernel\n"
+	"has forgotten are stale unless nfs_nodes keeps them, and those from\n"
+	"before a restart are stale.",
 	"Which cache mode a mount is in, and so how late a change made in the\n"
 	"backing tree behind its back can show: getfattr -n trusted.casefoldfs.stats\n"
 	"MOUNTPOINT (user.casefoldfs.stats for a user's tree) says cache fanotify or\n"

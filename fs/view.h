@@ -92,5 +92,6 @@ int upper_place(struct view *v, struct view_node *dir, const char *tmp, bool isd
 int upper_whiteout(struct view *v, struct view_node *dir, const char *name,
 		   enum upper_over over);
 int upper_discard(struct view *v, struct view_node *dir, const char *name, bool isdir);
+bool upper_opaque(struct view *v, struct view_node *dir, const char *name);
 
 #endif /* CFS_VIEW_H */

@@ -2,6 +2,11 @@
  * File handles of the mount, as nfsd uses them (issue 21, NFS export):
  *
  *   fhandle save PATH FILE     name_to_handle_at(PATH) into FILE
+ *   fhandle derive PATH FILE   the handle casefoldfs's mount gives the object
+ *                              at PATH of its backing tree, into FILE: FUSE's
+ *                              (node id, generation), with the node id derived
+ *                              from PATH's own handle (FILEID_INO32_GEN:
+ *                              generation << 32 | inode) and generation 0
  *   fhandle open MOUNT FILE    open_by_handle_at(MOUNT, FILE's handle) and
  *                              print "file CONTENT" (its first line), "dir
  *                              NAMES" (entries, sorted, space-separated)
@@ -15,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,21 +77,47 @@ static int show(int fd)
 	return 0;
 }
 
+union handle {
+	struct file_handle fh;
+	char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+};
+
+/*
+ * Turns h, a backing handle of FILEID_INO32_GEN (type 1: u32 inode, u32
+ * generation), into the FUSE handle of the node id derived from it (type
+ * 0x81: id high and low words, generation; fs/fuse/export.c's layout).
+ */
+static int derive(union handle *h)
+{
+	uint32_t ino, gen, fuse[3];
+
+	if (h->fh.handle_type != 1 || h->fh.handle_bytes != 8)
+		return -1;
+	memcpy(&ino, h->fh.f_handle, 4);
+	memcpy(&gen, h->fh.f_handle + 4, 4);
+	fuse[0] = gen;
+	fuse[1] = ino;
+	fuse[2] = 0;
+	h->fh.handle_type = 0x81;
+	h->fh.handle_bytes = sizeof(fuse);
+	memcpy(h->fh.f_handle, fuse, sizeof(fuse));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	union {
-		struct file_handle fh;
-		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-	} h;
+	union handle h;
 	int mount_id, fd, mfd;
 	FILE *f;
 
 	if (argc != 4)
 		return 2;
-	if (strcmp(argv[1], "save") == 0) {
+	if (strcmp(argv[1], "save") == 0 || strcmp(argv[1], "derive") == 0) {
 		h.fh.handle_bytes = MAX_HANDLE_SZ;
 		if (name_to_handle_at(AT_FDCWD, argv[2], &h.fh, &mount_id, 0) < 0)
 			return failed();
+		if (argv[1][0] == 'd' && derive(&h) < 0)
+			return 2;
 		f = fopen(argv[3], "wb");
 		if (!f || fwrite(&h, sizeof(h.fh) + h.fh.handle_bytes, 1, f) != 1 || fclose(f))
 			return 2;

@@ -11,6 +11,7 @@ for reads the bytes expected) and changes the model only when the operation
 succeeds.  No I/O: stress.py performs the same operation on the mount and
 compares.
 """
+import os
 import itertools
 
 _ids = itertools.count()
@@ -37,6 +38,12 @@ class Err(Exception):
     def __init__(self, name):
         super().__init__(name)
         self.name = name
+
+
+# Issue 21's options change two rules (fs/README.md, "Clients beyond ext4").
+MOUNT_OPTS = os.environ.get("CF_MOUNT_OPTS", "")
+CASE_RENAME = "case_rename" in MOUNT_OPTS
+CASEFOLD_NONEMPTY = "casefold_nonempty" in MOUNT_OPTS
 
 
 class Model:
@@ -177,7 +184,9 @@ class Model:
             self.add(dd, dst[-1], node)
             return "OK", None
         target = de[1]
-        if target is node:               # same inode: Linux does nothing
+        if target is node:               # same inode: Linux does nothing,
+            if CASE_RENAME and sd is dd and de is se and node.kind != "d":
+                dd.entries[self.key(dd, dst[-1])] = (dst[-1], node)  # but respell
             return "OK", None
         if node.kind == "d" and target.kind != "d":
             raise Err("ENOTDIR")
@@ -205,8 +214,13 @@ class Model:
         if on != was:
             if node.kind != "d":
                 return "EOPNOTSUPP", was
-            if node.entries:
+            if node.entries and not (on and CASEFOLD_NONEMPTY):
                 return "ENOTEMPTY", was
+            if node.entries:             # +F where no two names fold equal
+                keys = {self.fold[name]: (name, n) for name, n in node.entries.values()}
+                if len(keys) < len(node.entries):
+                    return "ENOTEMPTY", was
+                node.entries = keys
             node.casefold = on
         return "OK", was
 
