@@ -248,6 +248,12 @@ for op in "${ops[@]}"; do
 	fi
 	[ "$got" = "$want" ] || fail "$op: casefoldfs $got, fuse-overlayfs $want"
 done
+# A lower file hard-linked (copied up, then linked): one file under both
+# names (same inode number and link count: how tar and rsync -H tell).
+for m in "$FM" "$M"; do
+	[ "$(stat -c %i:%h "$m/a/f6")" = "$(stat -c %i:%h "$m/a/f6link")" ] ||
+		fail "$m: a/f6 and its link a/f6link show $(stat -c %i:%h "$m/a/f6") and $(stat -c %i:%h "$m/a/f6link") (inode:links)"
+done
 for m in "$M" "$FM"; do
 	echo more >>"$m/a/f1" && echo more >>"$m/a/f6" && : >"$m/only2" && chmod 640 "$m/only3" &&
 		rm -r "$m/c/deep" && mkdir "$m/c/deep" && echo x >"$m/c/deep/new" || fail "writes through $m"
