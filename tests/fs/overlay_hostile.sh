@@ -51,6 +51,7 @@ refused "the mount point inside the upper tree" "lowerdir=$L1:$L2,upperdir=$U,wo
 echo "the mount point is a lower tree (not checked): $(ovl_try "lowerdir=$L1:$L2" "$L2")"
 rmdir "$L1/inner" "$L1/d/deeper" "$L2/mnt" "$U/mnt"
 [ -z "$(ls -A "$U")" ] || fail "a refused mount wrote into the upper tree: $(ls -A "$U")"
+refused "an unknown encoding" "lowerdir=$L1,casefold=utf8-99.0.0" "$M"
 # `..` that leads elsewhere is only a path: this mounts.
 mkdir "$T/x"
 ovl_mount "lowerdir=$T/x/../l1:$L2,upperdir=$U,workdir=$W"
@@ -64,6 +65,7 @@ echo "l2 a.Txt" >"$L2/d/a.Txt"      # only in the lower layer under this spellin
 echo "l2 b.txt" >"$L2/d/b.txt"
 echo "l2 B.txt" >"$L2/d/B.txt"
 mkdir "$L1/d/Sub" "$L1/d/sub" && echo x >"$L1/d/Sub/x" && echo y >"$L1/d/sub/y"
+echo "l1 bad" >"$L1/d/"$'Bad\xff' && echo "l2 bad" >"$L2/d/"$'BAD\xff'   # invalid UTF-8
 before=$(tree_state "$L1"; tree_state "$L2")
 ovl_mount "lowerdir=$L1:$L2,upperdir=$U,workdir=$W"
 D=$M/d
@@ -86,6 +88,10 @@ for n in $(names "$D"); do
 		[ "$(cat "$D/$n")" = "$(cat "$L1/d/$n")" ] || fail "$n is listed but reads another file"
 	fi
 done
+# Invalid UTF-8 is opaque bytes: each name exact, never folded together.
+reads $'Bad\xff' "l1 bad"
+reads $'BAD\xff' "l2 bad"
+expect ENOENT stat "$D/"$'bad\xff'
 # A write by the exact spelling copies up that file, and only it.
 echo more >>"$D/a.txt"
 reads a.txt "$(printf 'l1 a.txt\nmore')"
@@ -94,6 +100,21 @@ reads A.TXT "l1 A.TXT"
 cfs_umount
 [ "$(tree_state "$L1"; tree_state "$L2")" = "$before" ] || fail "a lower tree changed"
 rm -rf "$U" "$W" && mkdir "$U" "$W"
+
+# ---- Deeper than PATH_MAX in a lower tree: a view reaches objects by their
+# path in a tree (fs/README.md), so past 4,096 bytes it answers
+# ENAMETOOLONG — and goes on serving.
+deep=$T/deep long=$(printf 'd%.0s' $(seq 200))
+mkdir "$deep"
+(cd "$deep" && for i in $(seq 25); do mkdir "$long$i" && cd "$long$i" || exit 1; done && echo bottom >f) ||
+	fail "cannot make the deep tree"
+ovl_mount "lowerdir=$deep"
+got=$(cd "$M" && for i in $(seq 25); do cd "$long$i" 2>/dev/null || { echo "stopped at $i"; exit; }; done; cat f)
+echo "a lower tree 25 x 200 bytes deep: $got"
+[ "$got" = bottom ] || case $got in "stopped at "*) ;; *) fail "deep tree: $got" ;; esac
+[ -d "$M/${long}1" ] || fail "the view stopped serving after the deep walk"
+cfs_umount
+rm -rf "$deep"
 
 # ---- Symlinks in a lower tree pointing outside it, absolute and through `..`.
 ln -s "$OUT" "$L1/Abs"
