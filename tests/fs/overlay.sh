@@ -155,6 +155,12 @@ chmod 600 "$M/README.TXT" 2>/dev/null && fail "chmod in a read-only view"
 [ "$(cat "$M/data/textures/armor.dds")" = "l1 armor" ] || fail "reads in a read-only view"
 cfs_umount
 [ "$(lowers)" = "$before" ] || fail "a lower tree changed"
+# Lower trees may change while nothing is mounted: the next mount reads them.
+echo "l3 added" >"$L3/DATA/Added.txt" && rm "$L2/data/textures/helmet.dds"
+ovl_mount "lowerdir=$L1:$L2:$L3"
+[ "$(cat "$M/data/ADDED.TXT")" = "l3 added" ] || fail "a file added to a lower tree while unmounted"
+expect ENOENT stat "$M/data/textures/helmet.dds"
+cfs_umount
 
 # ---- Whiteout forms in lower trees: a char device 0/0; an xattr whiteout
 # (an empty file with overlay.whiteout, in a directory marked
