@@ -177,7 +177,8 @@ struct made {
 	mode_t mode;
 	dev_t rdev;
 	const char *target;        /* symlinks */
-	const char *link_from;     /* hard links: /proc/self/fd/N of the object */
+	const char *link_from;     /* hard links: /proc/self/fd/N of the object, */
+	struct view_node *linked;  /* and its node, which the new name shows */
 	struct fuse_file_info *fi; /* create: the open file */
 	int fd;
 };
@@ -262,7 +263,7 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 	pthread_mutex_lock(&v->lock);
 	idx = merge_add(dir->d->index, &v->names, &cn, 0, IFTODT(st.st_mode),
 			layer_ino(&v->layers, 0, st.st_ino), flags);
-	*out = idx == MERGE_NONE ? NULL : view_child(v, dir, idx);
+	*out = idx == MERGE_NONE ? NULL : m->linked ? m->linked : view_child(v, dir, idx);
 	if (*out)
 		(*out)->nlookup++;
 	dent_created(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, &cn);
@@ -336,13 +337,18 @@ void ovl_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode
 		close(m.fd);
 }
 
-/* A hard link of a lower file links its copy in the upper tree. */
+/*
+ * A hard link of a lower file links its copy in the upper tree.  The
+ * kernel is answered with the source's node, as for any link, so that both
+ * names are one inode to it; a later lookup of the new name, once the
+ * kernel forgets it, gets a node of its own (see ovl_attr_ttl).
+ */
 void ovl_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
 	struct view *v = view_of(req);
 	struct view_node *src = view_node(v, ino), *n = NULL;
 	char proc[32];
-	struct made m = { .mode = S_IFREG, .link_from = proc, .fd = -1 };
+	struct made m = { .mode = S_IFREG, .link_from = proc, .linked = src, .fd = -1 };
 	int fd, r = upper_copy(v, src);
 
 	fd = r < 0 ? r : view_open(v, src, O_PATH | O_NOFOLLOW);
