@@ -69,10 +69,10 @@ for round in 1 2 3; do
 done
 echo "kill -9 during a 48 MiB copy-up, 3 rounds: the upper tree held the whole copy after $copies, none after the others"
 
-# ---- Opens racing with a name's removal and re-creation (a lower file,
-# then upper ones; each removal leaves a whiteout in its place): an open
-# finds the file or nothing (ENOENT), never the whiteout (ENXIO, a device
-# 0/0 opened), and the daemon never blocks on what it opens.
+# ---- Opens, truncates and chmods racing with a name's removal and
+# re-creation (a lower file, then upper ones; each removal leaves a
+# whiteout in its place): each finds the file or nothing (ENOENT), never
+# the whiteout (an open of it is ENXIO).
 L=$T/race.lower U=$T/race.upper W=$T/race.work
 mkdir -p "$L/s" "$U" "$W" && echo lower >"$L/s/f"
 ovl_mount "lowerdir=$L,upperdir=$U,workdir=$W"
@@ -85,12 +85,10 @@ def churn(stop):
         try:
             if i % 2:
                 os.unlink(os.path.join(d, "F"))
-            elif i % 4 == 0:
+            else:
                 fd = os.open(os.path.join(d, "f"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
                 os.write(fd, b"upper\n")
                 os.close(fd)
-            else:
-                os.mkfifo(os.path.join(d, "f"))
         except OSError:
             pass
         i += 1
@@ -99,14 +97,23 @@ p = mp.Process(target=churn, args=(stop,))
 p.start()
 seen = {}
 end = time.time() + 3
+f = os.path.join(d, "f")
+calls = {
+    "open": lambda: os.close(os.open(f, os.O_RDONLY)),
+    "truncate": lambda: os.truncate(f, 1),
+    "chmod": lambda: os.chmod(f, 0o600),
+}
+i = 0
 while time.time() < end:
+    what = list(calls)[i % len(calls)]
+    i += 1
     try:
-        # O_NONBLOCK: a FIFO the kernel itself opens must not block us.
-        fd = os.open(os.path.join(d, "f"), os.O_RDONLY | os.O_NONBLOCK)
-        os.close(fd)
+        calls[what]()
         k = "OK"
     except OSError as e:
         k = errno.errorcode.get(e.errno, str(e.errno))
+    if k not in ("OK", "ENOENT"):
+        k = what + " " + k
     seen[k] = seen.get(k, 0) + 1
 stop.set()
 p.join()
