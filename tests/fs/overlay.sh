@@ -143,7 +143,7 @@ cfs_umount
 [ "$(lowers)" = "$before" ] || fail "a lower tree changed"
 
 # ---- No upper tree: read-only, EROFS.
-ovl_mount "lowerdir=$L1:$L2:$L3"
+ovl_mount "lowerdir=$L1:$L2:$L3,casefold=utf8-12.1.0"   # the default, named
 expect EROFS create "$M/new.txt"
 expect EROFS create "$M/README.txt"
 expect EROFS unlink "$M/readme.TXT"
