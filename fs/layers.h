@@ -50,6 +50,7 @@ enum marker_dir {
 	MARKER_XWHITEOUTS,  /* may hold xattr whiteouts ("x") */
 };
 enum marker_dir marker_dir(int dirfd);
+bool marker_opaque(int dirfd);
 bool marker_is_whiteout(int dirfd, const char *name, unsigned char dtype,
 			enum marker_dir dir);
 bool marker_is_ours(const char *xattr);

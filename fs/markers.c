@@ -32,14 +32,21 @@ static const char whiteout_prefix[] = ".wh.";
 static const char *const whiteout_xattr[] = { "user.overlay.whiteout",
 					      "trusted.overlay.whiteout" };
 
-/* What a directory (open for reading) says of the directories below it. */
+/*
+ * What a directory (open for reading) says of the directories below it, by
+ * its extended attributes: one call lists them, and most directories have
+ * none.  (The ".wh..wh..opq" file is seen in the directory's listing.)
+ */
 enum marker_dir marker_dir(int dirfd)
 {
-	char v[2];
+	char names[1024], v[2];
+	ssize_t n = flistxattr(dirfd, names, sizeof(names));
 
-	if (faccessat(dirfd, opaque_file, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-		return MARKER_OPAQUE;
+	if (n == 0 || (n < 0 && errno != ERANGE))
+		return MARKER_PLAIN;
 	for (unsigned i = 0; i < 3; i++) {
+		if (n > 0 && !memmem(names, (size_t)n, opaque_xattr[i], strlen(opaque_xattr[i]) + 1))
+			continue;
 		if (fgetxattr(dirfd, opaque_xattr[i], v, sizeof(v)) != 1)
 			continue;
 		if (v[0] == 'y')
@@ -48,6 +55,13 @@ enum marker_dir marker_dir(int dirfd)
 			return MARKER_XWHITEOUTS;
 	}
 	return MARKER_PLAIN;
+}
+
+/* Whether the directory (open for reading) is opaque, by any marker. */
+bool marker_opaque(int dirfd)
+{
+	return faccessat(dirfd, opaque_file, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	       marker_dir(dirfd) == MARKER_OPAQUE;
 }
 
 /* Whether the entry name of dirfd (of type dtype, from readdir) is a whiteout. */

@@ -221,9 +221,12 @@ static int add_part(struct merge *m, uint32_t idx, unsigned layer, const char *s
 	return 0;
 }
 
-/* One name of layer's directory, below what the layers above gave. */
+/*
+ * One name of layer's directory, below what the layers above gave; 1 if it
+ * is the opaque marker file, else 0 or -errno.
+ */
 static int read_one(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-		    unsigned layer, int dirfd, struct dirent *de, enum marker_dir md)
+		    unsigned layer, int dirfd, const struct dirent64 *de, enum marker_dir md)
 {
 	const char *dotwh = marker_dotwh(de->d_name);
 	struct cfs_name name = names_name(dotwh ? dotwh : de->d_name);
@@ -235,7 +238,7 @@ static int read_one(struct merge *m, const struct cfs_names *nm, const struct la
 	struct stat st;
 
 	if (dotwh && !*dotwh)
-		return 0;  /* the opaque marker: merge_read has seen it */
+		return 1;
 	key = key_of(nm, &name);
 	top = group(m, nm, &name, key, NULL);
 	if (type == DT_UNKNOWN && fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -255,38 +258,38 @@ static int read_one(struct merge *m, const struct cfs_names *nm, const struct la
 	}
 	/* The bottom directory's number: what copying up leaves unchanged. */
 	e->ino = layer_ino(ls, layer, de->d_ino);
-	return add_part(m, top, layer, name.s, name.len);
+	return add_part(m, top, layer, name.s, name.len) < 0 ? -ENOMEM : 0;
 }
 
 /*
- * Adds the directory dirfd (open for reading) of layer, below every layer
- * read before.  Returns 1 if it is opaque (no layer further down merges
- * into it), 0, or -errno.
+ * Adds the directory dirfd (open for reading, at its start) of layer,
+ * below every layer read before.  Returns 1 if it is opaque (no layer
+ * further down merges into it), 0, or -errno.  The listing is read with
+ * getdents64 straight into one buffer: a merge reads one directory per
+ * tree, so each system call saved is saved hundreds of times.
  */
 int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
 	       unsigned layer, int dirfd)
 {
 	enum marker_dir md = marker_dir(dirfd);
-	struct dirent *de;
-	int r = 0, fd = dup(dirfd);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	_Alignas(struct dirent64) char buf[32768];
+	bool opaque = md == MARKER_OPAQUE;
+	ssize_t n;
+	int r;
 
-	if (!d) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		return r;
+	while ((n = getdents64(dirfd, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if ((r = read_one(m, nm, ls, layer, dirfd, de, md)) < 0)
+				return r;
+			opaque |= r == 1;
+		}
 	}
-	errno = 0;
-	while (r == 0 && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			r = read_one(m, nm, ls, layer, dirfd, de, md);
-		errno = 0;
-	}
-	if (r == 0 && errno)
-		r = -errno;
-	closedir(d);
-	return r < 0 ? r : md == MARKER_OPAQUE;
+	return n < 0 ? -errno : opaque;
 }
 
 /* Removes entry idx (a hole stays). */

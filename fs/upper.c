@@ -381,7 +381,7 @@ bool upper_opaque(struct view *v, struct view_node *dir, const char *name)
 	close(pfd);
 	if (fd < 0)
 		return false;
-	opaque = marker_dir(fd) == MARKER_OPAQUE;
+	opaque = marker_opaque(fd);
 	close(fd);
 	return opaque;
 }
