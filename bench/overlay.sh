@@ -112,8 +112,8 @@ mount_peer() {
 	while ! mounted; do
 		kill -0 "$PID" 2>/dev/null || { tail -n 5 "$T/daemon.log" >&2; die "$1 did not mount"; }
 		i=$((i + 1))
-		[ $i -lt 6000 ] || die "$1: no mount after 300 s"
-		sleep 0.05
+		[ $i -lt 30000 ] || die "$1: no mount after 300 s"
+		sleep 0.01   # the mount is timed: 10 ms granularity
 	done
 }
 umount_peer() {
