@@ -49,7 +49,7 @@ for round in 1 2 3; do
 	(echo appended >>"$M/data/BIG.BSA") 2>/dev/null &
 	writer=$!
 	# Kill once the copy has started: a file growing in the work directory.
-	wait_for 30 sh -c "[ -n \"\$(find '$W' -type f -size +0)\" ] || [ -e '$U/Data/Big.bsa' ]"
+	wait_for 30 sh -c "[ -n \"\$(find '$W' -type f -size +0 2>/dev/null)\" ] || [ -e '$U/Data/Big.bsa' ]"
 	kill -9 "$CFS_PID"
 	wait "$writer" 2>/dev/null
 	wait "$CFS_PID" 2>/dev/null
