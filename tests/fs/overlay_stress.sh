@@ -7,7 +7,7 @@
 # before or after the operation in flight), no lower tree changed in any
 # way, and the upper tree holds only whiteouts and what the view shows,
 # every file a complete copy (the lower files check themselves).  Then
-# kill -9 in the middle of a 48 MiB copy-up, and opens racing with removals.
+# kill -9 in the middle of a 128 MiB copy-up, and opens racing with removals.
 # CF_STRESS_OPS, CF_STRESS_KILLS and CF_STRESS_SEED as for stress.sh.
 . "$(dirname "$0")/overlay_lib.sh"
 
@@ -34,7 +34,7 @@ run 4 "${ops:-1500}" "${CF_STRESS_KILLS:-6}" "${CF_STRESS_SEED:-7}"
 # next mount, and the lower file never changes.
 L=$T/big.lower U=$T/big.upper W=$T/big.work
 mkdir -p "$L/Data" "$U" "$W"
-head -c $((48 << 20)) /dev/urandom >"$L/Data/Big.bsa" || fail "making the big lower file"
+head -c $((128 << 20)) /dev/urandom >"$L/Data/Big.bsa" || fail "making the big lower file"
 want=$(sha256sum <"$L/Data/Big.bsa")
 lower_state=$(tree_state "$L")
 copies=0
@@ -48,8 +48,12 @@ for round in 1 2 3; do
 	[ -z "$(find "$W" -type f)" ] || fail "round $round: the work directory was not emptied: $(find "$W" -type f)"
 	(echo appended >>"$M/data/BIG.BSA") 2>/dev/null &
 	writer=$!
-	# Kill once the copy has started: a file growing in the work directory.
-	wait_for 30 sh -c "[ -n \"\$(find '$W' -type f -size +0 2>/dev/null)\" ] || [ -e '$U/Data/Big.bsa' ]"
+	# Kill once the copy has started: a file growing in the work directory,
+	# looked for without pause (a copy takes some tens of milliseconds).
+	end=$((SECONDS + 30))
+	until [ -n "$(find "$W" -type f -size +0 2>/dev/null)" ] || [ -e "$U/Data/Big.bsa" ]; do
+		[ $SECONDS -lt $end ] || fail "round $round: no copy-up began"
+	done
 	kill -9 "$CFS_PID"
 	wait "$writer" 2>/dev/null
 	wait "$CFS_PID" 2>/dev/null
@@ -57,17 +61,17 @@ for round in 1 2 3; do
 	fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M" || fail "unmount after the kill"
 	if [ -e "$U/Data/Big.bsa" ]; then
 		copies=$((copies + 1))
-		got=$(head -c $((48 << 20)) "$U/Data/Big.bsa" | sha256sum)
-		rest=$(tail -c +$(((48 << 20) + 1)) "$U/Data/Big.bsa")
+		got=$(head -c $((128 << 20)) "$U/Data/Big.bsa" | sha256sum)
+		rest=$(tail -c +$(((128 << 20) + 1)) "$U/Data/Big.bsa")
 		[ "$got" = "$want" ] && { [ -z "$rest" ] || [ "$rest" = appended ]; } ||
 			fail "round $round: the upper tree holds a partial copy ($(stat -c %s "$U/Data/Big.bsa") bytes)"
 	fi
 	ovl_mount "lowerdir=$L,upperdir=$U,workdir=$W"
-	[ "$(head -c $((48 << 20)) "$M/DATA/big.bsa" | sha256sum)" = "$want" ] || fail "round $round: the view's file after the kill"
+	[ "$(head -c $((128 << 20)) "$M/DATA/big.bsa" | sha256sum)" = "$want" ] || fail "round $round: the view's file after the kill"
 	cfs_umount
 	[ "$(tree_state "$L")" = "$lower_state" ] || fail "round $round: the lower tree changed"
 done
-echo "kill -9 during a 48 MiB copy-up, 3 rounds: the upper tree held the whole copy after $copies, none after the others"
+echo "kill -9 during a 128 MiB copy-up, 3 rounds: the upper tree held the whole copy after $copies, none after the others"
 
 # ---- Opens, truncates and chmods racing with a name's removal and
 # re-creation (a lower file, then upper ones; each removal leaves a
