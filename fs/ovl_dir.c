@@ -226,11 +226,11 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 		struct made *m, struct view_node **out)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	struct cfs_name cn = names_name(name);
+	struct cfs_name cn = names_name(name), pn;
 	bool isdir = S_ISDIR(m->mode);
 	uint32_t idx, wh;
 	unsigned flags = 0;
-	char tmp[32];
+	char tmp[32], placed[CFS_NAME_MAX + 1];
 	struct stat st;
 	int r;
 
@@ -251,7 +251,7 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 	    (m->link_from || (r = upper_own(v, tmp, ctx->uid, ctx->gid)) == 0) &&
 	    (!(flags & MERGE_OPAQUE) || (r = marker_set_opaque(v->layers.workfd, tmp)) == 0) &&
 	    (r = fstatat(v->layers.workfd, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0) == 0)
-		r = upper_place(v, dir, tmp, isdir, name, wh);
+		r = upper_place(v, dir, tmp, name, wh, placed);
 	if (r < 0) {
 		if (idx == MERGE_NONE)
 			layer_clear_work(v->layers.workfd, tmp);
@@ -260,8 +260,9 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 		pthread_mutex_unlock(&dir->d->change);
 		return r;
 	}
+	pn = names_name(placed);
 	pthread_mutex_lock(&v->lock);
-	idx = merge_add(dir->d->index, &v->names, &cn, 0, IFTODT(st.st_mode),
+	idx = merge_add(dir->d->index, &v->names, &pn, 0, IFTODT(st.st_mode),
 			layer_ino(&v->layers, 0, st.st_ino), flags);
 	*out = idx == MERGE_NONE ? NULL : m->linked ? m->linked : view_child(v, dir, idx);
 	if (*out)

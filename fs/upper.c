@@ -271,12 +271,18 @@ int upper_copy(struct view *v, struct view_node *n)
 }
 
 /*
- * Moves the finished tmp to name in dir's upper directory, replacing the
- * group's whiteout there (whiteout: its entry, or MERGE_NONE), in one step
- * where the spellings agree.
+ * Moves the finished tmp to name in dir's upper directory, over the
+ * group's whiteout there (whiteout: its entry, or MERGE_NONE).  The
+ * object takes the whiteout's place in one step (they trade places: a
+ * directory cannot replace a file), and only then takes its own spelling,
+ * so that a daemon killed in between leaves the object in place under the
+ * whiteout's spelling — never the lower entry back, nor two names equal
+ * under folding in one upper directory.  placed (CFS_NAME_MAX + 1 bytes)
+ * receives the spelling the object has.  An aufs-style ".wh." whiteout is
+ * not of the group's spellings: it is removed once the object is in.
  */
-int upper_place(struct view *v, struct view_node *dir, const char *tmp, bool isdir,
-		const char *name, uint32_t whiteout)
+int upper_place(struct view *v, struct view_node *dir, const char *tmp, const char *name,
+		uint32_t whiteout, char *placed)
 {
 	int w = v->layers.workfd, pfd = upper_open(v, dir), r;
 	char old[CFS_NAME_MAX + 8] = "";
@@ -287,18 +293,19 @@ int upper_place(struct view *v, struct view_node *dir, const char *tmp, bool isd
 	if (whiteout != MERGE_NONE && merge_entry(dir->d->index, whiteout)->layer == 0)
 		merge_stored(dir->d->index, whiteout, old, sizeof(old));
 	pthread_mutex_unlock(&v->lock);
-	/* Once the object is in place the change is made: a whiteout left
-	 * behind beside it only hides what the new object hides anyway. */
-	if (!*old || strcmp(old, name) != 0) {
+	snprintf(placed, CFS_NAME_MAX + 1, "%s", name);
+	if (!*old || marker_dotwh(old)) {
 		r = renameat2(w, tmp, pfd, name, RENAME_NOREPLACE) < 0 ? -errno : 0;
 		if (r == 0 && *old)
 			unlinkat(pfd, old, 0);
-	} else if (isdir) {  /* a directory cannot replace a file: they trade places */
-		r = renameat2(w, tmp, pfd, name, RENAME_EXCHANGE) < 0 ? -errno : 0;
-		if (r == 0)
-			unlinkat(w, tmp, 0);
 	} else {
-		r = renameat(w, tmp, pfd, name) < 0 ? -errno : 0;
+		r = renameat2(w, tmp, pfd, old, RENAME_EXCHANGE) < 0 ? -errno : 0;
+		if (r == 0) {
+			unlinkat(w, tmp, 0);  /* the whiteout, now in the work directory */
+			if (strcmp(old, name) != 0 &&
+			    renameat2(pfd, old, pfd, name, RENAME_NOREPLACE) < 0)
+				snprintf(placed, CFS_NAME_MAX + 1, "%.*s", CFS_NAME_MAX, old);
+		}
 	}
 	close(pfd);
 	if (r == 0 && *old) {

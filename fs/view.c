@@ -158,33 +158,54 @@ int view_path(struct view *v, struct view_node *n, unsigned layer, char *buf, si
 	return r;
 }
 
-/* Opens n's object in the tree holding it. */
-int view_open(struct view *v, struct view_node *n, int flags)
+/*
+ * Opens n's object in the tree holding it; an O_PATH open fills st.  A
+ * change racing with the request may have put another object at n's path
+ * before the index says n is gone — a whiteout, typically: what is found
+ * must be of n's type (a whiteout opened for I/O fails with ENXIO, since
+ * the kernel never sends OPEN for a device node of the view), else n is
+ * gone.
+ */
+static int open_checked(struct view *v, struct view_node *n, int flags, struct stat *st)
 {
 	char path[PATH_MAX];
 	unsigned layer;
-	int r;
+	int fd;
 
 	pthread_mutex_lock(&v->lock);
 	layer = n->layer;
-	r = path_locked(v, n, layer, path, sizeof(path));
+	fd = path_locked(v, n, layer, path, sizeof(path));
 	pthread_mutex_unlock(&v->lock);
-	return r < 0 ? r : layer_open(&v->layers, layer, path, flags, 0);
+	if (fd == 0)
+		fd = layer_open(&v->layers, layer, path, flags, 0);
+	if (fd == -ENXIO)
+		return -ENOENT;
+	if (fd < 0 || !(flags & O_PATH))
+		return fd;
+	if (fstat(fd, st) < 0 || IFTODT(st->st_mode) != n->type) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+int view_open(struct view *v, struct view_node *n, int flags)
+{
+	struct stat st;
+
+	return open_checked(v, n, flags, &st);
 }
 
 /* n's attributes as the view shows them. */
 int view_stat(struct view *v, struct view_node *n, struct stat *st)
 {
-	int fd = view_open(v, n, O_PATH | O_NOFOLLOW);
-	int r;
+	int fd = open_checked(v, n, O_PATH | O_NOFOLLOW, st);
 
 	if (fd < 0)
 		return fd;
-	r = fstat(fd, st) < 0 ? -errno : 0;
 	close(fd);
-	if (r == 0)
-		view_adjust(v, n, st);
-	return r;
+	view_adjust(v, n, st);
+	return 0;
 }
 
 /* What the view shows of the backing attributes st of n's object. */

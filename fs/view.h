@@ -87,8 +87,8 @@ int upper_copy(struct view *v, struct view_node *n);
 int upper_temp(char name[static 32]);
 int upper_open(struct view *v, struct view_node *dir);
 int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid);
-int upper_place(struct view *v, struct view_node *dir, const char *tmp, bool isdir,
-		const char *name, uint32_t whiteout);
+int upper_place(struct view *v, struct view_node *dir, const char *tmp, const char *name,
+		uint32_t whiteout, char *placed);
 int upper_whiteout(struct view *v, struct view_node *dir, const char *name,
 		   enum upper_over over);
 int upper_discard(struct view *v, struct view_node *dir, const char *name, bool isdir);
