@@ -513,7 +513,20 @@ struct move {
 	struct view_node *src, *dst, *node;
 	struct cfs_name scn, dcn;
 	struct found s, d;
+	bool twins;                /* one directory, one group: the moved entry
+				      hides whatever the source's whiteout would */
 };
+
+/*
+ * Whether the source needs a whiteout once moved: it covers a lower name
+ * of its group, unless it stays in that group's directory (a rename onto a
+ * fold-equal twin), where it goes on hiding the group itself — a whiteout
+ * beside it would make two fold-equal names in one upper directory.
+ */
+static bool source_whiteout(const struct move *mv)
+{
+	return (mv->s.flags & MERGE_COVERS) && !mv->twins;
+}
 
 /* Whether the destination's group covers something below the upper tree. */
 static bool dest_covers(const struct move *mv)
@@ -525,11 +538,23 @@ static bool dest_covers(const struct move *mv)
 	return d->whiteout != MERGE_NONE;
 }
 
-/* The upper tree's part of a rename (both change locks held). */
+static bool same_file(int adir, const char *a, int bdir, const char *b)
+{
+	struct stat sa, sb;
+
+	return fstatat(adir, a, &sa, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       fstatat(bdir, b, &sb, AT_SYMLINK_NOFOLLOW) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/*
+ * The upper tree's part of a rename (both change locks held): 0, 1 when
+ * there is nothing to do (two links of one file), or -errno.
+ */
 static int move_upper(struct view *v, struct move *mv, const char *to)
 {
 	const struct found *s = &mv->s, *d = &mv->d;
-	bool isdir = s->type == DT_DIR, wh = s->flags & MERGE_COVERS;
+	bool isdir = s->type == DT_DIR, wh = source_whiteout(mv);
 	bool replace = d->idx != MERGE_NONE && d->layer == 0;
 	char old[CFS_NAME_MAX + 8] = "";
 	int spfd, dpfd, r = 0, fd;
@@ -545,6 +570,12 @@ static int move_upper(struct view *v, struct move *mv, const char *to)
 		if (spfd >= 0)
 			close(spfd);
 		return dpfd;
+	}
+	/* Two links of one file: rename(2) does nothing, and so does the view. */
+	if (replace && same_file(spfd, s->stored, dpfd, d->stored)) {
+		close(spfd);
+		close(dpfd);
+		return 1;
 	}
 	/* A directory moved over something lower must not merge with it. */
 	if (isdir && dest_covers(mv))
@@ -606,7 +637,7 @@ static int move_index(struct view *v, struct move *mv, const char *to)
 	if (mv->d.whiteout != MERGE_NONE && merge_entry(dm, mv->d.whiteout)->layer == 0)
 		merge_remove(dm, mv->d.whiteout);
 	merge_entry(sm, mv->s.idx)->node = NULL;
-	if (mv->s.flags & MERGE_COVERS)
+	if (source_whiteout(mv))
 		merge_hide(sm, mv->s.idx);
 	else
 		merge_remove(sm, mv->s.idx);
@@ -700,8 +731,13 @@ static int rename_names(struct view *v, struct move *mv, unsigned flags)
 		find_entry(v, mv->src, &mv->scn, &mv->s);
 		find_entry(v, mv->dst, &mv->dcn, &mv->d);
 		to = mv->d.idx != MERGE_NONE ? mv->d.stored : mv->dcn.s;
+		mv->twins = mv->src == mv->dst &&
+			    names_match(&v->names, CFS_FOLD, mv->s.stored, strlen(mv->s.stored),
+					to, strlen(to));
 		r = mv->s.idx == MERGE_NONE || mv->s.layer != 0 ? -ENOENT : move_upper(v, mv, to);
-		if (r == 0) {
+		if (r == 1)
+			r = 0;
+		else if (r == 0) {
 			pthread_mutex_lock(&v->lock);
 			r = move_index(v, mv, to);
 			pthread_mutex_unlock(&v->lock);
