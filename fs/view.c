@@ -158,31 +158,42 @@ int view_path(struct view *v, struct view_node *n, unsigned layer, char *buf, si
 	return r;
 }
 
+/* Whether what fd holds (fstat into st) is of n's type. */
+static bool same_type(int fd, const struct view_node *n, struct stat *st)
+{
+	return fstat(fd, st) == 0 && IFTODT(st->st_mode) == n->type;
+}
+
 /*
  * Opens n's object in the tree holding it; an O_PATH open fills st.  A
  * change racing with the request may have put another object at n's path
- * before the index says n is gone — a whiteout, typically: what is found
- * must be of n's type (a whiteout opened for I/O fails with ENXIO, since
- * the kernel never sends OPEN for a device node of the view), else n is
- * gone.
+ * before the index says n is gone — a whiteout, typically, which an open
+ * for I/O refuses (ENXIO; EACCES for a daemon that is not root: mode 000):
+ * what is found must be of n's type, else n is gone.
  */
 static int open_checked(struct view *v, struct view_node *n, int flags, struct stat *st)
 {
 	char path[PATH_MAX];
 	unsigned layer;
-	int fd;
+	int fd, probe;
 
 	pthread_mutex_lock(&v->lock);
 	layer = n->layer;
 	fd = path_locked(v, n, layer, path, sizeof(path));
 	pthread_mutex_unlock(&v->lock);
-	if (fd == 0)
-		fd = layer_open(&v->layers, layer, path, flags, 0);
-	if (fd == -ENXIO)
-		return -ENOENT;
+	if (fd < 0)
+		return fd;
+	fd = layer_open(&v->layers, layer, path, flags, 0);
+	if (fd < 0 && fd != -ENOENT && !(flags & O_PATH)) {
+		probe = layer_open(&v->layers, layer, path, O_PATH | O_NOFOLLOW, 0);
+		if (probe >= 0 && !same_type(probe, n, st))
+			fd = -ENOENT;
+		if (probe >= 0)
+			close(probe);
+	}
 	if (fd < 0 || !(flags & O_PATH))
 		return fd;
-	if (fstat(fd, st) < 0 || IFTODT(st->st_mode) != n->type) {
+	if (!same_type(fd, n, st)) {
 		close(fd);
 		return -ENOENT;
 	}
