@@ -11,9 +11,12 @@ canary=$T/canary
 mkdir -p "$canary/sub" && echo canary > "$canary/c" && setfattr -n user.c -v 1 "$canary/c"
 snapshot() {
 	(cd "$canary" && find . -printf '%p %y %m %u %s %T@ %C@\n' | sort &&
-		cat c && getfattr -dR -m - . 2>/dev/null) | md5sum
+		cat c && getfattr -dR -m - . 2>/dev/null)
 }
 before=$(snapshot)
+# What changed, for the failure message: which name, and which of type,
+# mode, owner, size, mtime, ctime, content or xattrs.
+canary_same() { [ "$(snapshot)" = "$before" ] || { diff <(echo "$before") <(snapshot); false; }; }
 
 cfs_mount
 mkdir "$M/ci" && chattr +F "$M/ci" || fail "chattr"
@@ -115,7 +118,7 @@ print("during the swaps: %d operations done, %d refused" % (ok, refused))
 PY
 wait "$swapper_pid"
 kill -0 "$CFS_PID" || fail "the daemon died during the swaps"
-[ "$(snapshot)" = "$before" ] || fail "the canary outside the tree changed"
+changed=$(canary_same) || fail "the canary outside the tree changed: $changed"
 [ -e "$canary/x" ] || [ -e "$canary/y" ] || [ -e "$canary/moved" ] && fail "created outside"
 
 # ---- A directory deleted while mounted, with a descriptor still open on it.
@@ -138,7 +141,7 @@ grep -q 'was removed from the backing tree behind our back' "$T/daemon.log" ||
 	fail "deleted directory not reported"
 mkdir "$B/ci/Gone" && [ -d "$M/ci/gone" ] || fail "a directory recreated behind our back"
 
-[ "$(snapshot)" = "$before" ] || fail "the canary outside the tree changed"
+changed=$(canary_same) || fail "the canary outside the tree changed: $changed"
 cfs_umount
 
 # ---- Strict mounts report stored names they cannot reach.
