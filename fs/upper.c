@@ -116,17 +116,14 @@ static int copy_dir(struct view *v, struct view_node *n)
 	struct view_node *p = n->parent;
 	char tmp[32];
 	struct stat st;
-	int fd, r;
+	int r;
 
 	pthread_mutex_lock(&p->d->change);
 	if (n->d->parts[0].layer == 0) {
 		pthread_mutex_unlock(&p->d->change);
 		return 0;
 	}
-	fd = view_open(v, n, O_PATH | O_DIRECTORY);
-	r = fd < 0 ? fd : fstat(fd, &st) < 0 ? -errno : 0;
-	if (fd >= 0)
-		close(fd);
+	r = view_stat(v, n, &st);  /* mode, owner, times: what a copy keeps */
 	upper_temp(tmp);
 	if (r == 0 && mkdirat(v->layers.workfd, tmp, 0700) < 0)
 		r = -errno;
@@ -240,7 +237,7 @@ int upper_copy(struct view *v, struct view_node *n)
 	struct view_node *p;
 	struct stat st;
 	char tmp[32];
-	int fd, r;
+	int r;
 
 	pthread_mutex_lock(&v->lock);
 	p = n->parent;
@@ -255,10 +252,7 @@ int upper_copy(struct view *v, struct view_node *n)
 		pthread_mutex_unlock(&p->d->change);
 		return n->gone ? -ENOENT : 0;
 	}
-	fd = view_open(v, n, O_PATH | O_NOFOLLOW);
-	r = fd < 0 ? fd : fstat(fd, &st) < 0 ? -errno : 0;
-	if (fd >= 0)
-		close(fd);
+	r = view_stat(v, n, &st);
 	upper_temp(tmp);
 	if (r == 0)
 		r = copy_object(v, n, tmp, &st);
