@@ -226,11 +226,11 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 		struct made *m, struct view_node **out)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	struct cfs_name cn = names_name(name), pn;
+	struct cfs_name cn = names_name(name);
 	bool isdir = S_ISDIR(m->mode);
 	uint32_t idx, wh;
 	unsigned flags = 0;
-	char tmp[32], placed[CFS_NAME_MAX + 1];
+	char tmp[32];
 	struct stat st;
 	int r;
 
@@ -251,7 +251,7 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 	    (m->link_from || (r = upper_own(v, tmp, ctx->uid, ctx->gid)) == 0) &&
 	    (!(flags & MERGE_OPAQUE) || (r = marker_set_opaque(v->layers.workfd, tmp)) == 0) &&
 	    (r = fstatat(v->layers.workfd, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0) == 0)
-		r = upper_place(v, dir, tmp, name, wh, placed);
+		r = upper_place(v, dir, tmp, name, wh);
 	if (r < 0) {
 		if (idx == MERGE_NONE)
 			layer_clear_work(v->layers.workfd, tmp);
@@ -260,9 +260,8 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 		pthread_mutex_unlock(&dir->d->change);
 		return r;
 	}
-	pn = names_name(placed);
 	pthread_mutex_lock(&v->lock);
-	idx = merge_add(dir->d->index, &v->names, &pn, 0, IFTODT(st.st_mode),
+	idx = merge_add(dir->d->index, &v->names, &cn, 0, IFTODT(st.st_mode),
 			layer_ino(&v->layers, 0, st.st_ino), flags);
 	*out = idx == MERGE_NONE ? NULL : m->linked ? m->linked : view_child(v, dir, idx);
 	if (*out)
@@ -557,8 +556,7 @@ static int move_upper(struct view *v, struct move *mv, const char *to)
 	bool isdir = s->type == DT_DIR, wh = source_whiteout(mv);
 	bool replace = d->idx != MERGE_NONE && d->layer == 0;
 	char old[CFS_NAME_MAX + 8] = "";
-	int spfd, dpfd, r = 0, fd;
-	unsigned flags;
+	int spfd, dpfd, r = 0;
 
 	pthread_mutex_lock(&v->lock);
 	if (d->whiteout != MERGE_NONE && merge_entry(mv->dst->d->index, d->whiteout)->layer == 0)
@@ -580,33 +578,12 @@ static int move_upper(struct view *v, struct move *mv, const char *to)
 	/* A directory moved over something lower must not merge with it. */
 	if (isdir && dest_covers(mv))
 		r = marker_set_opaque(spfd, s->stored);
-	/* An upper directory replaced may still hold whiteouts. */
-	if (r == 0 && replace && d->type == DT_DIR) {
-		fd = openat(dpfd, d->stored, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			layer_empty(fd);
-			close(fd);
-		}
-	}
-	/* A whiteout of the very spelling is replaced (a directory cannot
-	 * replace a file: the whiteout goes first); any other is removed. */
-	if (r == 0 && *old && strcmp(old, to) == 0) {
-		if (isdir)
-			unlinkat(dpfd, old, 0);
-		else
-			replace = true;
-		*old = '\0';
-	}
-	flags = (replace ? 0 : RENAME_NOREPLACE) | (wh ? RENAME_WHITEOUT : 0);
-	if (r == 0 && renameat2(spfd, s->stored, dpfd, to, flags) < 0) {
-		r = -errno;
-		/* A filesystem without RENAME_WHITEOUT: the whiteout follows. */
-		if (r == -EINVAL && wh &&
-		    renameat2(spfd, s->stored, dpfd, to, flags & ~RENAME_WHITEOUT) == 0)
-			r = upper_whiteout(v, mv->src, s->stored, UPPER_NEW);
-	}
-	if (r == 0 && *old)
-		unlinkat(dpfd, old, 0);
+	if (r == 0 && replace && d->type == DT_DIR)
+		r = upper_clear_dir(v, dpfd, d->stored);
+	if (r == 0)
+		r = upper_move(v, &(struct upper_move){ .fromfd = spfd, .from = s->stored,
+							.tofd = dpfd, .to = to, .old = old,
+							.replace = replace, .behind = wh });
 	close(spfd);
 	close(dpfd);
 	return r;

@@ -4,9 +4,10 @@
  * directory (on the upper tree's filesystem) and then renamed into place,
  * so that a daemon killed at any moment leaves the upper tree as it was
  * before the change or as it is after it, never half a copy; the work
- * directory is emptied at the next mount (layers.c).  A rename over a
- * whiteout replaces it in the same step; a directory replaces one by
- * exchanging places with it.
+ * directory is emptied at the next mount (layers.c).  A move into place
+ * over a whiteout and the replacing of a directory follow one rule
+ * (upper_move, upper_clear_dir): what a kill leaves reads as the change
+ * made or not made.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -264,22 +266,77 @@ int upper_copy(struct view *v, struct view_node *n)
 	return r;
 }
 
+/* Puts a fresh whiteout at name in dirfd, over what is there if replace. */
+static int whiteout_at(struct view *v, int dirfd, const char *name, bool replace)
+{
+	int w = v->layers.workfd, r;
+	char tmp[32];
+
+	upper_temp(tmp);
+	if ((r = marker_make_whiteout(w, tmp)) < 0)
+		return r;
+	r = renameat2(w, tmp, dirfd, name, replace ? 0 : RENAME_NOREPLACE) < 0 ? -errno : 0;
+	if (r < 0)
+		unlinkat(w, tmp, 0);
+	return r;
+}
+
+/* Keeps the whiteout that came to name in dirfd as one this view writes:
+ * a whiteout marked by an xattr is one only in a directory marked too. */
+static int keep_whiteout(struct view *v, int dirfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR(st.st_mode) &&
+	    st.st_rdev == makedev(0, 0))
+		return 0;
+	return whiteout_at(v, dirfd, name, true);
+}
+
+/*
+ * The step that ends every placement: the object m->from becomes m->to.
+ * Over a whiteout of the very spelling the two trade places (a directory
+ * cannot replace a file), so that the lower name never shows in between;
+ * the whiteout, now at from, stays if a whiteout is wanted there and goes
+ * if not.  Over a whiteout of another spelling the object moves first and
+ * the whiteout goes after: a daemon killed in between leaves both, which
+ * the view reads as the move done (in one directory an object goes before
+ * a whiteout of its group, merge.c) — never the lower name back, nor the
+ * object under a spelling nobody asked for.
+ */
+int upper_move(struct view *v, const struct upper_move *m)
+{
+	unsigned flags = (m->replace ? 0 : RENAME_NOREPLACE) | (m->behind ? RENAME_WHITEOUT : 0);
+	int r;
+
+	if (*m->old && strcmp(m->old, m->to) == 0) {
+		if (renameat2(m->fromfd, m->from, m->tofd, m->to, RENAME_EXCHANGE) < 0)
+			return -errno;
+		if (m->behind)
+			return keep_whiteout(v, m->fromfd, m->from);
+		unlinkat(m->fromfd, m->from, 0);
+		return 0;
+	}
+	r = renameat2(m->fromfd, m->from, m->tofd, m->to, flags) < 0 ? -errno : 0;
+	/* A filesystem without RENAME_WHITEOUT: the whiteout follows (a daemon
+	 * killed in between shows the lower name at from again). */
+	if (r == -EINVAL && m->behind &&
+	    renameat2(m->fromfd, m->from, m->tofd, m->to, flags & ~RENAME_WHITEOUT) == 0)
+		r = whiteout_at(v, m->fromfd, m->from, false);
+	if (r == 0 && *m->old)
+		unlinkat(m->tofd, m->old, 0);
+	return r;
+}
+
 /*
  * Moves the finished tmp to name in dir's upper directory, over the
- * group's whiteout there (whiteout: its entry, or MERGE_NONE).  The
- * object takes the whiteout's place in one step (they trade places: a
- * directory cannot replace a file), and only then takes its own spelling,
- * so that a daemon killed in between leaves the object in place under the
- * whiteout's spelling — never the lower entry back, nor two names equal
- * under folding in one upper directory.  placed (CFS_NAME_MAX + 1 bytes)
- * receives the spelling the object has.  An aufs-style ".wh." whiteout is
- * not of the group's spellings: it is removed once the object is in.
+ * group's whiteout there (whiteout: its index entry, or MERGE_NONE).
  */
 int upper_place(struct view *v, struct view_node *dir, const char *tmp, const char *name,
-		uint32_t whiteout, char *placed)
+		uint32_t whiteout)
 {
-	int w = v->layers.workfd, pfd = upper_open(v, dir), r;
 	char old[CFS_NAME_MAX + 8] = "";
+	int pfd = upper_open(v, dir), r;
 
 	if (pfd < 0)
 		return pfd;
@@ -287,26 +344,70 @@ int upper_place(struct view *v, struct view_node *dir, const char *tmp, const ch
 	if (whiteout != MERGE_NONE && merge_entry(dir->d->index, whiteout)->layer == 0)
 		merge_stored(dir->d->index, whiteout, old, sizeof(old));
 	pthread_mutex_unlock(&v->lock);
-	snprintf(placed, CFS_NAME_MAX + 1, "%s", name);
-	if (!*old || marker_dotwh(old)) {
-		r = renameat2(w, tmp, pfd, name, RENAME_NOREPLACE) < 0 ? -errno : 0;
-		if (r == 0 && *old)
-			unlinkat(pfd, old, 0);
-	} else {
-		r = renameat2(w, tmp, pfd, old, RENAME_EXCHANGE) < 0 ? -errno : 0;
-		if (r == 0) {
-			unlinkat(w, tmp, 0);  /* the whiteout, now in the work directory */
-			if (strcmp(old, name) != 0 &&
-			    renameat2(pfd, old, pfd, name, RENAME_NOREPLACE) < 0)
-				snprintf(placed, CFS_NAME_MAX + 1, "%.*s", CFS_NAME_MAX, old);
-		}
-	}
+	r = upper_move(v, &(struct upper_move){ .fromfd = v->layers.workfd, .from = tmp,
+						.tofd = pfd, .to = name, .old = old });
 	close(pfd);
 	if (r == 0 && *old) {
 		pthread_mutex_lock(&v->lock);
 		merge_remove(dir->d->index, whiteout);
 		pthread_mutex_unlock(&v->lock);
 	}
+	return r;
+}
+
+/* Whether the open directory dirfd holds any entry. */
+static bool holds_entries(int dirfd)
+{
+	_Alignas(struct dirent64) char buf[1024];
+	ssize_t n = getdents64(dirfd, buf, sizeof(buf));
+
+	for (ssize_t off = 0; off < n;) {
+		const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+
+		off += de->d_reclen;
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			return true;
+	}
+	return n < 0;
+}
+
+/*
+ * Makes the upper directory name of pfd, empty in the view but perhaps
+ * holding whiteouts, truly empty so that a directory can replace it: an
+ * empty opaque copy of it (its xattrs, mode, owner, times) takes its place
+ * in one step, as overlayfs clears one, and the old one is emptied in the
+ * work directory.  Emptied in place, it would show what its whiteouts hid
+ * if the daemon were killed before the rename that replaces it.
+ */
+int upper_clear_dir(struct view *v, int pfd, const char *name)
+{
+	int w = v->layers.workfd, fd, copy, r;
+	char tmp[32];
+	struct stat st;
+
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!holds_entries(fd)) {
+		close(fd);
+		return 0;
+	}
+	upper_temp(tmp);
+	r = fstat(fd, &st) < 0 || mkdirat(w, tmp, 0700) < 0 ? -errno : 0;
+	if (r == 0) {
+		copy = openat(w, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (copy < 0)
+			r = -errno;
+		else {
+			copy_xattrs(fd, copy);
+			close(copy);
+		}
+	}
+	close(fd);
+	if (r == 0 && (r = marker_set_opaque(w, tmp)) == 0 && (r = copy_attrs(v, tmp, &st)) == 0 &&
+	    renameat2(w, tmp, pfd, name, RENAME_EXCHANGE) < 0)
+		r = -errno;
+	layer_clear_work(w, tmp);
 	return r;
 }
 
@@ -321,29 +422,20 @@ int upper_whiteout(struct view *v, struct view_node *dir, const char *name,
 	int w = v->layers.workfd, pfd, r;
 	char tmp[32];
 
-	upper_temp(tmp);
-	if ((r = marker_make_whiteout(w, tmp)) < 0)
-		return r;
 	pfd = upper_open(v, dir);
-	if (pfd < 0) {
-		unlinkat(w, tmp, 0);
+	if (pfd < 0)
 		return pfd;
+	if (over != UPPER_OVER_DIR) {
+		r = whiteout_at(v, pfd, name, over == UPPER_OVER_FILE);
+		close(pfd);
+		return r;
 	}
-	switch (over) {
-	case UPPER_NEW:
-		r = renameat2(w, tmp, pfd, name, RENAME_NOREPLACE);
-		break;
-	case UPPER_OVER_FILE:
-		r = renameat(w, tmp, pfd, name);
-		break;
-	case UPPER_OVER_DIR:
-		r = renameat2(w, tmp, pfd, name, RENAME_EXCHANGE);
-		break;
-	}
-	r = r < 0 ? -errno : 0;
+	upper_temp(tmp);
+	if ((r = marker_make_whiteout(w, tmp)) == 0 &&
+	    renameat2(w, tmp, pfd, name, RENAME_EXCHANGE) < 0)
+		r = -errno;
 	close(pfd);
-	if (r < 0 || over == UPPER_OVER_DIR)
-		layer_clear_work(w, tmp);
+	layer_clear_work(w, tmp);
 	return r;
 }
 

@@ -82,13 +82,22 @@ void view_unlock2(struct view_node *a, struct view_node *b);
 
 /* upper.c (the change lock of dir held, but for upper_dir and upper_copy) */
 enum upper_over { UPPER_NEW, UPPER_OVER_FILE, UPPER_OVER_DIR };
+struct upper_move {
+	int fromfd, tofd;
+	const char *from, *to;
+	const char *old;           /* the whiteout of to's group in tofd, or "" */
+	bool replace;              /* an object of to's spelling is replaced */
+	bool behind;               /* a whiteout stays at from */
+};
 int upper_dir(struct view *v, struct view_node *dir);
 int upper_copy(struct view *v, struct view_node *n);
 int upper_temp(char name[static 32]);
 int upper_open(struct view *v, struct view_node *dir);
 int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid);
+int upper_move(struct view *v, const struct upper_move *m);
 int upper_place(struct view *v, struct view_node *dir, const char *tmp, const char *name,
-		uint32_t whiteout, char *placed);
+		uint32_t whiteout);
+int upper_clear_dir(struct view *v, int pfd, const char *name);
 int upper_whiteout(struct view *v, struct view_node *dir, const char *name,
 		   enum upper_over over);
 int upper_discard(struct view *v, struct view_node *dir, const char *name, bool isdir);
