@@ -173,7 +173,7 @@ void ids_handle(fuse_ino_t value, union inode_handle *h)
 
 void ids_assign(struct cfs_nodes *nt, struct cfs_inode *in)
 {
-	in->id.alias = 0;
+	in->id.alias = false;
 	in->id.value = derived_id(in->handle_type, in->handle, in->handle_len);
 	in->id.generation = 0;
 	/* Taken only by a node with this very handle that left the table
@@ -202,41 +202,77 @@ void ids_free_aliases(struct cfs_inode *in)
 }
 
 /*
- * Alias 1..7 of in, made on first use (table lock held), or in's own id
- * when out of memory (a case-only rename by that spelling then changes
- * nothing, as on ext4).
+ * in's alias for spelling, with one more kernel reference, made on first
+ * use (table lock held); in's own id when out of memory (a case-only
+ * rename by that spelling then changes nothing, as on ext4).  One alias
+ * per spelling: two spellings on one kernel inode would make a rename
+ * between them the kernel's no-op.
  */
-static const struct cfs_id *alias(struct cfs_nodes *nt, struct cfs_inode *in, unsigned n)
+static const struct cfs_id *alias(struct cfs_nodes *nt, struct cfs_inode *in,
+				  const char *spelling)
 {
 	struct cfs_alias *a;
 
-	for (a = in->aliases; a; a = a->next)
-		if (a->id.alias == n)
-			return &a->id;
-	a = malloc(sizeof(*a));
-	if (!a)
-		return &in->id;
-	a->node = in;
-	a->id.alias = (unsigned char)n;
-	take_counter(nt, &a->id);
-	add(nt, &a->id);
-	a->next = in->aliases;
-	in->aliases = a;
+	for (a = in->aliases; a && strcmp(a->spelling, spelling) != 0; a = a->next)
+		;
+	if (!a) {
+		a = malloc(sizeof(*a) + strlen(spelling) + 1);
+		if (!a)
+			return &in->id;
+		a->node = in;
+		a->nlookup = 0;
+		strcpy(a->spelling, spelling);
+		a->id.alias = true;
+		take_counter(nt, &a->id);
+		add(nt, &a->id);
+		a->next = in->aliases;
+		in->aliases = a;
+	}
+	a->nlookup++;
 	return &a->id;
 }
 
-void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, unsigned n, fuse_ino_t *value,
-		    uint64_t *generation)
+/* The id an entry reply gives for in, reached by spelling (NULL: its own). */
+void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, const char *spelling,
+		    fuse_ino_t *value, uint64_t *generation)
 {
 	const struct cfs_id *e = &in->id;  /* immutable: read without the lock */
 
-	if (n && in != nt->root) {
+	if (spelling && in != nt->root) {
 		pthread_mutex_lock(&nt->lock);
-		e = alias(nt, in, n);
+		e = alias(nt, in, spelling);
 		pthread_mutex_unlock(&nt->lock);
 	}
 	*value = e->value;
 	*generation = e->generation;
+}
+
+/*
+ * FORGET of n references by the id ino: an alias the kernel no longer
+ * holds leaves the set (the kernel makes a new one next time), so that a
+ * node's aliases are only the spellings the kernel holds it by.
+ */
+void inode_forget_id(struct cfs_nodes *nt, fuse_ino_t ino, uint64_t n)
+{
+	struct cfs_inode *in = inode_get(nt, ino);
+	struct cfs_alias *a, **p;
+	struct cfs_id *e;
+
+	pthread_mutex_lock(&nt->lock);
+	e = ino == FUSE_ROOT_ID ? NULL : find(nt, ino);
+	if (e && e->alias) {
+		a = (struct cfs_alias *)e;
+		a->nlookup = a->nlookup > n ? a->nlookup - n : 0;
+		if (!a->nlookup) {
+			remove_id(nt, e);
+			for (p = &in->aliases; *p != a; p = &(*p)->next)
+				;
+			*p = a->next;
+			free(a);
+		}
+	}
+	pthread_mutex_unlock(&nt->lock);
+	inode_forget(nt, in, n);
 }
 
 fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)
@@ -281,6 +317,8 @@ struct cfs_inode *ids_ref(struct cfs_nodes *nt, fuse_ino_t value, uint64_t *gene
 	if (e) {
 		in = id_node(e);
 		in->nlookup++;
+		if (e->alias)
+			((struct cfs_alias *)e)->nlookup++;
 		*generation = e->generation;
 	}
 	pthread_mutex_unlock(&nt->lock);

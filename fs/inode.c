@@ -867,9 +867,9 @@ int inode_stats(struct cfs_nodes *nt, char *buf, size_t len)
 
 	dirindex_memory(&ibytes, &ilimit, &ievicted);
 	pthread_mutex_lock(&nt->lock);
-	n = snprintf(buf, len, "nodes %zu fds %u held %zu fd_cache %u handles %s "
+	n = snprintf(buf, len, "nodes %zu ids %zu fds %u held %zu fd_cache %u handles %s "
 		     "index_bytes %zu index_limit %zu index_evictions %zu",
-		     nt->count, nt->fdc.used, nt->held, nt->fdc.cap,
+		     nt->count, nt->ids_count, nt->fdc.used, nt->held, nt->fdc.cap,
 		     nt->use_handles ? "yes" : "no", ibytes, ilimit, ievicted);
 	pthread_mutex_unlock(&nt->lock);
 	return n < 0 || (size_t)n >= len ? -ERANGE : n;

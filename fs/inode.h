@@ -48,15 +48,20 @@ struct cfs_id {
 	struct cfs_id *next;      /* chain of the id set; table */
 	fuse_ino_t value;         /* immutable, as are: */
 	uint32_t generation;
-	unsigned char alias;      /* 0: the node's own (struct cfs_inode.id);
-				     1..7: an alias's, from the spelling */
+	bool alias;               /* an alias's, not the node's own
+				     (struct cfs_inode.id) */
 };
 
-/* An alias of -o case_rename: another kernel inode for the same node. */
+/*
+ * An alias of -o case_rename: another kernel inode for the same node, one
+ * per spelling the kernel holds it by.
+ */
 struct cfs_alias {
 	struct cfs_id id;         /* first: an alias's id is the alias */
 	struct cfs_alias *next;   /* the node's other aliases; table */
-	struct cfs_inode *node;   /* immutable */
+	struct cfs_inode *node;   /* immutable, as is: */
+	uint64_t nlookup;         /* kernel references by this id; table */
+	char spelling[];          /* the name it answers for */
 };
 
 /*
@@ -169,8 +174,9 @@ void ids_handle(fuse_ino_t value, union inode_handle *h);
 struct cfs_inode *ids_ref(struct cfs_nodes *nt, fuse_ino_t value, uint64_t *generation);
 struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino);
 fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in);
-void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, unsigned alias, fuse_ino_t *id,
-		    uint64_t *generation);
+void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, const char *spelling,
+		    fuse_ino_t *id, uint64_t *generation);
+void inode_forget_id(struct cfs_nodes *nt, fuse_ino_t ino, uint64_t n);
 
 /* handles.c (table lock held but for inode_find_handle) */
 void handles_add(struct cfs_nodes *nt, struct cfs_inode *in);

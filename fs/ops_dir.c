@@ -52,8 +52,7 @@ static bool respelled(const struct cfs *fs, struct cfs_inode *dir, const struct 
 static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
 		       const char *stored, struct cfs_inode *in, struct fuse_entry_param *e)
 {
-	struct cfs_name g = *given;
-	unsigned alias = 0;
+	const char *spelling = NULL;
 
 	if (watch_wanted(fs, in)) {
 		/* Its entries may be cached only once their changes are watched. */
@@ -67,11 +66,11 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *g
 	watch_found(fs, dir, in);
 	e->attr_timeout = dcache_ttl(fs, in);
 	if (respelled(fs, dir, given, stored, in)) {
-		alias = 1 + (unsigned)(names_spelling(&fs->names, &g) % 7);
+		spelling = given->s;
 		/* Notices invalidate the node's own id, not its aliases. */
 		e->attr_timeout = fs->timeout;
 	}
-	inode_entry_id(&fs->nodes, in, alias, &e->ino, &e->generation);
+	inode_entry_id(&fs->nodes, in, spelling, &e->ino, &e->generation);
 	e->entry_timeout = dcache_positive(fs, dir, given, stored);
 }
 
@@ -130,6 +129,10 @@ static int lookup_special(struct cfs *fs, fuse_ino_t parent, bool dot,
 		err = fd < 0 ? fd : fstat(fd, &e->attr) < 0 ? -errno : 0;
 		if (fd >= 0)
 			inode_unpin(&fs->nodes, in, fd);
+		if (err < 0) {
+			inode_forget_id(&fs->nodes, parent, 1);
+			return err == -ENOENT ? -ESTALE : err;
+		}
 		e->ino = parent;
 	} else {
 		dir = inode_get(&fs->nodes, parent);
@@ -140,11 +143,7 @@ static int lookup_special(struct cfs *fs, fuse_ino_t parent, bool dot,
 		dir_unlock(fs, dir);
 		if (err < 0)
 			return err;
-		inode_entry_id(&fs->nodes, in, 0, &e->ino, &e->generation);
-	}
-	if (err < 0) {
-		inode_forget(&fs->nodes, in, 1);
-		return err == -ENOENT ? -ESTALE : err;
+		inode_entry_id(&fs->nodes, in, NULL, &e->ino, &e->generation);
 	}
 	e->attr_timeout = dcache_ttl(fs, in);
 	return 0;
@@ -193,7 +192,7 @@ void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
 	struct cfs *fs = cfs_of(req);
 
-	inode_forget(&fs->nodes, inode_get(&fs->nodes, ino), nlookup);
+	inode_forget_id(&fs->nodes, ino, nlookup);
 	fuse_reply_none(req);
 }
 
@@ -202,7 +201,7 @@ void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *list
 	struct cfs *fs = cfs_of(req);
 
 	for (size_t i = 0; i < count; i++)
-		inode_forget(&fs->nodes, inode_get(&fs->nodes, list[i].ino), list[i].nlookup);
+		inode_forget_id(&fs->nodes, list[i].ino, list[i].nlookup);
 	fuse_reply_none(req);
 }
 

@@ -115,6 +115,50 @@ else
 	echo "coreutils mv: refuses ($(mv --version | head -n 1))"
 fi
 
+# Every spelling is a kernel inode of its own: a rename between any two of
+# them, neither stored, reaches the daemon and stores the target (aliases
+# once shared seven values by hash, and a rename between two spellings
+# that shared one was the kernel's no-op).
+python3 - "$M/ci" <<'PY' || fail "renames between spellings"
+import itertools, os, sys
+d = sys.argv[1]
+spellings = ["Alpha", "ALPHA", "alpha", "aLPHA", "alpHa", "AlPha", "alPHA", "ALpha", "alphA"]
+bad = []
+for a, b in itertools.permutations(spellings, 2):
+    for n in os.listdir(d):
+        if n.lower() == "alpha":
+            os.unlink(os.path.join(d, n))
+    open(os.path.join(d, "Alpha"), "w").close()
+    os.stat(os.path.join(d, a)), os.stat(os.path.join(d, b))
+    os.rename(os.path.join(d, a), os.path.join(d, b))
+    got = [n for n in os.listdir(d) if n.lower() == "alpha"]
+    if got != [b]:
+        bad.append("%s -> %s stored %s" % (a, b, got))
+print("\n".join(bad[:10]), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+
+# An alias lives as long as the kernel holds it: 256 spellings looked up
+# make 256 ids, and once the kernel forgets them (drop_caches, root only)
+# the daemon's id set is back where it was.
+ids() { getfattr --absolute-names --only-values -n "${CFS_XATTRS}stats" "$M" |
+	sed -n 's/.* ids \([0-9]*\).*/\1/p'; }
+touch ci/abcdefgh
+before=$(ids)
+python3 -c '
+import itertools, os, sys
+for bits in itertools.product((0, 1), repeat=8):
+    os.stat(os.path.join(sys.argv[1], "".join(c.upper() if b else c for c, b in zip("abcdefgh", bits))))
+' "$M/ci" || fail "stat of 256 spellings"
+held=$(ids)
+[ "$held" -ge $((before + 255)) ] || fail "256 spellings: $before ids, then $held"
+if [ "$(id -u)" = 0 ]; then
+	sync && echo 2 >/proc/sys/vm/drop_caches
+	after=$(ids)
+	[ "$after" -le "$before" ] || fail "aliases outlive the kernel's references: $before ids, $held with 256 spellings, $after after drop_caches"
+	echo "aliases: $before ids, $held with 256 spellings held, $after once forgotten"
+fi
+
 cd /
 cfs_umount
 echo "case_rename: ok"

@@ -5,8 +5,8 @@
 # changes nothing); with case_rename its one case-only rename, cf/Foo to
 # cf/FOO, stores the new spelling, so every later listing shows FOO where
 # ext4's shows Foo — and nothing else may differ.  Then suites run again
-# with both options on, and the model suites (stress_model.py reads
-# CF_MOUNT_OPTS) with casefold_nonempty; flags.sh, proton.sh and
+# with both options on, the model suites among them (stress_model.py reads
+# CF_MOUNT_OPTS); flags.sh, proton.sh and
 # case_rename.sh test the options themselves, on and off.
 set -u
 . "$(dirname "$0")/suites.sh"
@@ -25,9 +25,6 @@ again fs/differential; record $?
 unset CF_DIFF_EDIT
 export CF_MOUNT_OPTS="-o case_rename,casefold_nonempty"
 again fs/lookup fs/links fs/cache fs/hostile; record $?
-# The model with casefold_nonempty's rule.  Not yet with case_rename's: at
-# 16 processes it once found the new spelling stored where it predicted the
-# old one (fs/README.md, "Clients beyond ext4" says when a respell happens).
-export CF_MOUNT_OPTS="-o casefold_nonempty"
+# The model with both rules (stress_model.py: when a respell happens).
 again fs/stress_model fs/kill_stress; record $?
 exit "$status"

@@ -185,8 +185,10 @@ class Model:
             return "OK", None
         target = de[1]
         if target is node:               # same inode: Linux does nothing,
-            if CASE_RENAME and sd is dd and de is se and node.kind != "d":
-                dd.entries[self.key(dd, dst[-1])] = (dst[-1], node)  # but respell
+            # but respell under case_rename (not onto the very same path:
+            # one dentry, which the kernel answers itself)
+            if CASE_RENAME and sd is dd and de is se and node.kind != "d" and src[-1] != dst[-1]:
+                dd.entries[self.key(dd, dst[-1])] = (dst[-1], node)
             return "OK", None
         if node.kind == "d" and target.kind != "d":
             raise Err("ENOTDIR")
