@@ -58,7 +58,10 @@ swapper() {
 	while [ $SECONDS -lt $end ]; do
 		for n in dir DIR; do
 			mv -T "$B/ci/dir" "$B/ci/dir.real" 2>/dev/null || continue
-			ln -s "$canary" "$B/ci/$n"
+			# -n: where the mount's own renames left a symlink to the
+			# canary under this name, plain ln would make its link
+			# inside the canary.
+			ln -sn "$canary" "$B/ci/$n" 2>/dev/null
 			ln -sfn "$canary/sub" "$B/cs/link"
 			rm -f "$B/ci/$n"
 			mv -T "$B/ci/dir.real" "$B/ci/dir"
