@@ -166,7 +166,9 @@ static bool before(const struct merge *m, uint32_t a, uint32_t b)
  * The group of name: the entry its exact spelling names if shown, else the
  * one another spelling finds — the top tree's, and within one tree's
  * directory the bytewise smallest spelling; whiteouts only when the group
- * has nothing else (*whiteout: the group's whiteout in the top tree).
+ * has nothing else (*whiteout: the group's whiteout in the top tree, of
+ * name's very spelling if it has several there — a kill can leave more
+ * than one, upper.c — so that what is placed at name replaces that one).
  */
 static uint32_t group(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
 		      uint64_t key, uint32_t *whiteout)
@@ -185,7 +187,8 @@ static uint32_t group(const struct merge *m, const struct cfs_names *nm, struct 
 		if (e->hash != key || !names_match(nm, CFS_FOLD, s, strlen(s), name->s, name->len))
 			continue;
 		if (e->flags & MERGE_WHITEOUT) {
-			if (whiteout && (*whiteout == MERGE_NONE || e->layer < m->e[*whiteout].layer))
+			if (whiteout && (*whiteout == MERGE_NONE || e->layer < m->e[*whiteout].layer ||
+					 (e->layer == m->e[*whiteout].layer && strcmp(s, name->s) == 0)))
 				*whiteout = i;
 		} else if (strcmp(s, name->s) == 0) {
 			return i;
