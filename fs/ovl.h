@@ -27,6 +27,8 @@ void ovl_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *lis
 void ovl_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void ovl_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		 struct fuse_file_info *fi);
+void ovl_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi);
 void ovl_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev);
 void ovl_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode);
 void ovl_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name);

@@ -128,48 +128,81 @@ void ovl_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 /*
  * A listing is the index in entry order: offset 1 is ".", 2 "..", and
  * entry i is offset i + 3, so offsets survive entries coming and going.
+ * READDIRPLUS gives directories their node and attributes too, so that a
+ * walk down the tree (find, a game's loader) finds each dentry made and
+ * asks no LOOKUP; other entries go as plain readdir gives them (node 0:
+ * the kernel makes no dentry), as stat'ing every file would cost the
+ * daemon a path walk per name that a listing alone never needs.
  */
-void ovl_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		 struct fuse_file_info *fi)
+static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
 {
 	struct view *v = view_of(req);
 	struct view_node *dir = view_node(v, ino);
-	char *buf = malloc(size);
+	char *buf = malloc(size), name[CFS_NAME_MAX + 1];
 	size_t used = 0, len;
-	struct stat st = { 0 };
 
-	(void)fi;
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	pthread_mutex_lock(&v->lock);
 	for (;;) {
-		const char *name;
+		struct fuse_entry_param e = { 0 };
+		struct view_node *n = NULL;
 		uint32_t idx = MERGE_NONE;
+		struct stat shown;
+		off_t next;
 
+		pthread_mutex_lock(&v->lock);
 		if (off < 2) {
-			name = off == 0 ? "." : "..";
-			st.st_ino = off == 0 ? dir->ino : 1;
-			st.st_mode = S_IFDIR;
-		} else {
-			idx = merge_next(dir->d->index, (uint32_t)(off - 2));
-			if (idx == MERGE_NONE)
-				break;
-			name = merge_name(dir->d->index, idx);
-			st.st_ino = merge_entry(dir->d->index, idx)->ino;
-			st.st_mode = DTTOIF(merge_entry(dir->d->index, idx)->type);
+			snprintf(name, sizeof(name), "%s", off == 0 ? "." : "..");
+			e.attr.st_ino = off == 0 ? dir->ino : 1;
+			e.attr.st_mode = S_IFDIR;
+		} else if ((idx = merge_next(dir->d->index, (uint32_t)(off - 2))) != MERGE_NONE) {
+			const struct merge_entry *me = merge_entry(dir->d->index, idx);
+
+			snprintf(name, sizeof(name), "%s", merge_name(dir->d->index, idx));
+			e.attr.st_ino = me->ino;
+			e.attr.st_mode = DTTOIF(me->type);
+			if (plus && me->type == DT_DIR && (n = view_child(v, dir, idx)))
+				n->nlookup++;
 		}
-		len = fuse_add_direntry(req, buf + used, size - used, name, &st,
-					idx == MERGE_NONE ? off + 1 : (off_t)idx + 3);
-		if (len > size - used)
+		pthread_mutex_unlock(&v->lock);
+		if (off >= 2 && idx == MERGE_NONE)
 			break;
+		next = idx == MERGE_NONE ? off + 1 : (off_t)idx + 3;
+		shown = e.attr;
+		if (n && ovl_entry(v, n, v->timeout, &e) < 0) {
+			view_forget(v, n, 1);
+			n = NULL;
+			memset(&e, 0, sizeof(e));
+			e.attr = shown;
+		}
+		len = plus ? fuse_add_direntry_plus(req, buf + used, size - used, name, &e, next)
+			   : fuse_add_direntry(req, buf + used, size - used, name, &e.attr, next);
+		if (len > size - used) {
+			if (n)
+				view_forget(v, n, 1);
+			break;
+		}
 		used += len;
-		off = idx == MERGE_NONE ? off + 1 : (off_t)idx + 3;
+		off = next;
 	}
-	pthread_mutex_unlock(&v->lock);
 	fuse_reply_buf(req, buf, used);
 	free(buf);
+}
+
+void ovl_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		 struct fuse_file_info *fi)
+{
+	(void)fi;
+	list(req, ino, size, off, false);
+}
+
+void ovl_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	(void)fi;
+	list(req, ino, size, off, true);
 }
 
 /* What a new object of a directory is made as (in the work directory). */

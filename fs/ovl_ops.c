@@ -9,8 +9,6 @@ static void ovl_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
 	if (conn->capable & FUSE_CAP_SPLICE_READ)
 		conn->want |= FUSE_CAP_SPLICE_READ;
-	/* Listings are plain: the kernel looks up what it wants to stat. */
-	conn->want &= ~FUSE_CAP_READDIRPLUS;
 }
 
 static const struct fuse_lowlevel_ops table = {
@@ -35,6 +33,7 @@ static const struct fuse_lowlevel_ops table = {
 	.fsync = ovl_fsync,
 	.opendir = ovl_opendir,
 	.readdir = ovl_readdir,
+	.readdirplus = ovl_readdirplus,
 	.statfs = ovl_statfs,
 	.setxattr = ovl_setxattr,
 	.getxattr = ovl_getxattr,
