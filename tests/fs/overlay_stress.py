@@ -28,21 +28,18 @@ records, or whole records only.
 """
 import argparse
 import copy
-import errno
 import hashlib
 import os
-import pickle
 import random
 import re
 import resource
-import signal
 import stat
 import subprocess
 import sys
 import time
 
 import stress
-from stress import GROUPS, DISCONNECTED, fold_keys, run_worker, Worker, lstat_or_none, kind_of
+from stress import GROUPS, fold_keys, run_phases, Worker, lstat_or_none, kind_of
 from stress_model import SYMLINK_TARGET, Model, Node, Err
 
 # No chattr: in a view every directory is case-insensitive already.
@@ -453,50 +450,14 @@ def main():
     if problems:
         print("\n".join(problems[:30]), file=sys.stderr)
         raise SystemExit("the view of the lower trees is not their merge: %d problems" % len(problems))
-    left = [a.ops] * a.procs
-    totals = {"ops": 0, "shared": 0, "errors": 0, "kills": 0, "inflight": 0}
-    outcomes = {}
-    for phase in range(a.kills + 1):
-        pids = {}
-        for i, (w, model) in enumerate(workers):
-            path = os.path.join(a.dir, "result.%d" % i)
-            pid = os.fork()
-            if pid == 0:
-                try:
-                    run_worker(w, model, mnt, left[i], path)
-                finally:
-                    os._exit(0)
-            pids[pid] = path
-        if phase < a.kills:
-            time.sleep(rng.uniform(0.2, 1.5))
-            daemon.kill()
-            totals["kills"] += 1
-        for pid in pids:
-            os.waitpid(pid, 0)
-        if phase < a.kills:
-            daemon.drop()
-            daemon.start()
-        problems = []
-        for i, path in enumerate(pids.values()):
-            with open(path, "rb") as f:
-                res = pickle.load(f)
-            problems += res["mismatches"]
-            for k in ("ops", "shared", "errors"):
-                totals[k] += res[k]
-            for k, n in res["outcomes"].items():
-                outcomes[k] = outcomes.get(k, 0) + n
-            left[i] -= res["ops"] + res["shared"] + (1 if res["pending"] else 0)
-            totals["inflight"] += res["pending"] is not None
-            model, p = settle(verifier, res, mnt)
-            problems += p
-            workers[i] = (res["next"], model)
-        problems += upper_problems(a.cli, upper, mnt) + shared_problems(mnt)
-        for p, before in zip(paths, lower_before):
-            if tree_state(p) != before:
-                problems.append("the lower tree %s changed" % p)
-        if problems:
-            print("\n".join(problems[:30]), file=sys.stderr)
-            raise SystemExit("phase %d: %d problems" % (phase, len(problems)))
+    def lower_problems():
+        return ["the lower tree %s changed" % p
+                for p, before in zip(paths, lower_before) if tree_state(p) != before]
+
+    totals, outcomes = run_phases(
+        workers, mnt, a.dir, a.ops, a.kills, rng, daemon,
+        lambda res: settle(verifier, res, mnt),
+        lambda: upper_problems(a.cli, upper, mnt) + shared_problems(mnt) + lower_problems())
     daemon.stop()
     exdev = sum(n for (op, got), n in outcomes.items() if got == "EXDEV")
     print("overlay stress: %d layers (%d whiteouts), %d procs, %d model-checked operations "

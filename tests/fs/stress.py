@@ -480,6 +480,57 @@ def settle(verifier, res, back, mnt):
     return None, problems
 
 
+def run_phases(workers, mnt, tmp, ops, kills, rng, daemon, settle, check):
+    """Runs the workers ((Worker, model) pairs, updated in place) for ops
+    operations each, in kills + 1 phases: in each but the last the daemon
+    is killed at a random moment and restarted once the workers stop.
+    After each phase settle(result) gives a worker's (model, problems) and
+    check() the problems of the whole tree; any problem ends the run.
+    Returns the totals and the outcomes counted by (op, result)."""
+    left = [ops] * len(workers)
+    totals = {"ops": 0, "shared": 0, "errors": 0, "kills": 0, "inflight": 0, "zeroed": 0}
+    outcomes = {}
+    for phase in range(kills + 1):
+        pids = {}
+        for i, (w, model) in enumerate(workers):
+            path = os.path.join(tmp, "result.%d" % i)
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    run_worker(w, model, mnt, left[i], path)
+                finally:
+                    os._exit(0)
+            pids[pid] = path
+        if phase < kills:
+            time.sleep(rng.uniform(0.2, 1.5))
+            daemon.kill()
+            totals["kills"] += 1
+        for pid in pids:
+            os.waitpid(pid, 0)
+        if phase < kills:
+            daemon.drop()
+            daemon.start()
+        problems = []
+        for i, path in enumerate(pids.values()):
+            with open(path, "rb") as f:
+                res = pickle.load(f)
+            problems += res["mismatches"]
+            for k in ("ops", "shared", "errors", "zeroed"):
+                totals[k] += res[k]
+            for k, n in res["outcomes"].items():
+                outcomes[k] = outcomes.get(k, 0) + n
+            left[i] -= res["ops"] + res["shared"] + (1 if res["pending"] else 0)
+            totals["inflight"] += res["pending"] is not None
+            model, p = settle(res)
+            problems += p
+            workers[i] = (res["next"], model)
+        problems += check()
+        if problems:
+            print("\n".join(problems[:30]), file=sys.stderr)
+            raise SystemExit("phase %d: %d problems" % (phase, len(problems)))
+    return totals, outcomes
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cfs", required=True)
@@ -507,47 +558,10 @@ def main():
     setup(mnt, a.procs)
     workers = [(Worker(i, GROUPS, variants, a.seed * 1000 + i), Model(fold))
                for i in range(a.procs)]
-    left = [a.ops] * a.procs
-    totals = {"ops": 0, "shared": 0, "errors": 0, "kills": 0, "inflight": 0, "zeroed": 0}
-    outcomes = {}
-    for phase in range(a.kills + 1):
-        pids = {}
-        for i, (w, model) in enumerate(workers):
-            path = os.path.join(a.dir, "result.%d" % i)
-            pid = os.fork()
-            if pid == 0:
-                try:
-                    run_worker(w, model, mnt, left[i], path)
-                finally:
-                    os._exit(0)
-            pids[pid] = path
-        if phase < a.kills:
-            time.sleep(rng.uniform(0.2, 1.5))
-            daemon.kill()
-            totals["kills"] += 1
-        for pid in pids:
-            os.waitpid(pid, 0)
-        if phase < a.kills:
-            daemon.drop()
-            daemon.start()
-        problems = []
-        for i, path in enumerate(pids.values()):
-            with open(path, "rb") as f:
-                res = pickle.load(f)
-            problems += res["mismatches"]
-            for k in ("ops", "shared", "errors", "zeroed"):
-                totals[k] += res[k]
-            for k, n in res["outcomes"].items():
-                outcomes[k] = outcomes.get(k, 0) + n
-            left[i] -= res["ops"] + res["shared"] + (1 if res["pending"] else 0)
-            totals["inflight"] += res["pending"] is not None
-            model, p = settle(verifier, res, back, mnt)
-            problems += p
-            workers[i] = (res["next"], model)
-        problems += fold_duplicates(a.cli, back) + leftovers(back) + check_shared(back, mnt)
-        if problems:
-            print("\n".join(problems[:30]), file=sys.stderr)
-            raise SystemExit("phase %d: %d problems" % (phase, len(problems)))
+    totals, outcomes = run_phases(
+        workers, mnt, a.dir, a.ops, a.kills, rng, daemon,
+        lambda res: settle(verifier, res, back, mnt),
+        lambda: fold_duplicates(a.cli, back) + leftovers(back) + check_shared(back, mnt))
     daemon.stop()
     if a.verbose:
         for (op, got), n in sorted(outcomes.items()):
