@@ -54,20 +54,9 @@ FAN=100            # git tree: files per directory, directories per level
 WARM=200           # files of the warm-up directory (libfuse's thread buffers)
 START=$(date +%s)
 
-die() { echo "cache.sh: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (mounts, setpriv, /dev/fuse)"
-[ -c /dev/fuse ] || die "no /dev/fuse"
-for c in bindfs fusermount3 chattr getfattr git setpriv; do
-	command -v "$c" >/dev/null || die "no $c (scripts/install-deps)"
-done
-make -s -f bench/Makefile O="$O" "$O/bench/fsbench" || die "build failed"
-if [ -n "${CF_CACHEBENCH_DAEMON:-}" ]; then
-	CFS=$CF_CACHEBENCH_DAEMON
-else
-	make -s O="$O" lib "$O/casefoldfs" || die "build failed"
-	CFS=$O/casefoldfs
-fi
-F=$O/bench/fsbench
+. bench/prelude.sh
+prelude "mounts, setpriv, /dev/fuse" bindfs getfattr git setpriv
+prelude_build "$O" "${CF_CACHEBENCH_DAEMON:-}"
 
 # Room: the three trees (native, root's, user's), each with its files, big
 # file and git work tree (objects and index: a kilobyte per file is ample).

@@ -23,22 +23,9 @@ META_FILES=2000     # per round, split among the threads
 COLD_NAMES=32       # stats per cold measurement
 START=$(date +%s)
 
-die() { echo "fs.sh: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (mounts, /proc/sys/vm/drop_caches)"
-[ -c /dev/fuse ] || die "no /dev/fuse"
-for c in bindfs fusermount3 chattr; do
-	command -v "$c" >/dev/null || die "no $c (scripts/install-deps)"
-done
-
-make -s O="$O" lib
-make -s -f bench/Makefile O="$O" "$O/bench/fsbench" "$O/bench/fsreport"
-F=$O/bench/fsbench
-if [ -n "${CF_FSBENCH_DAEMON:-}" ]; then
-	CFS=$CF_FSBENCH_DAEMON
-else
-	make -s O="$O" "$O/casefoldfs"
-	CFS=$O/casefoldfs
-fi
+. bench/prelude.sh
+prelude "mounts, /proc/sys/vm/drop_caches" bindfs
+prelude_build "$O" "${CF_FSBENCH_DAEMON:-}" "$O/bench/fsreport"
 
 # Room for the directories' inodes and the I/O files (one per peer), with slack.
 TMP=${TMPDIR:-/var/tmp}

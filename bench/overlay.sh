@@ -54,20 +54,9 @@ ROUNDS=${CF_OVLBENCH_ROUNDS:-$d_rounds}
 SEED=25
 START=$(date +%s)
 
-die() { echo "overlay.sh: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (mounts)"
-[ -c /dev/fuse ] || die "no /dev/fuse"
-for c in fusermount3 chattr python3 fuse-overlayfs sha256sum; do
-	command -v "$c" >/dev/null || die "no $c (scripts/install-deps)"
-done
-make -s -f bench/Makefile O="$O" "$O/bench/fsbench" || die "build failed"
-F=$O/bench/fsbench
-if [ -n "${CF_OVLBENCH_DAEMON:-}" ]; then
-	CFS=$CF_OVLBENCH_DAEMON
-else
-	make -s O="$O" lib "$O/casefoldfs" || die "build failed"
-	CFS=$O/casefoldfs
-fi
+. bench/prelude.sh
+prelude mounts python3 fuse-overlayfs sha256sum
+prelude_build "$O" "${CF_OVLBENCH_DAEMON:-}"
 GEN="python3 bench/ovlgen.py"
 
 # Room: four sets of the files (the mods, their 10-layer regrouping, the

@@ -31,20 +31,9 @@ FAN=${CF_SCALE_FANOUT:-100}
 BOUND=${CF_SCALE_FD_BOUND:-}
 START=$(date +%s)
 
-die() { echo "scale.sh: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root (mounts, trusted.* xattrs)"
-[ -c /dev/fuse ] || die "no /dev/fuse"
-for c in fusermount3 chattr tar rsync git du find; do
-	command -v "$c" >/dev/null || die "no $c (scripts/install-deps)"
-done
-make -s -f bench/Makefile O="$O" "$O/bench/fsbench" || die "build failed"
-F=$O/bench/fsbench
-if [ -n "${CF_SCALE_DAEMON:-}" ]; then
-	CFS=$CF_SCALE_DAEMON
-else
-	make -s O="$O" lib "$O/casefoldfs" || die "build failed"
-	CFS=$O/casefoldfs
-fi
+. bench/prelude.sh
+prelude "mounts, trusted.* xattrs" tar rsync git du find
+prelude_build "$O" "${CF_SCALE_DAEMON:-}"
 
 # Inodes: both million-file sets, the tar source and its copy, the rsync
 # source and its copy, the git tree, its directories and slack; blocks: a
