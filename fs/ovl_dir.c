@@ -301,8 +301,10 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 	idx = merge_add(dir->d->index, &v->names, &cn, 0, IFTODT(st.st_mode),
 			layer_ino(&v->layers, 0, st.st_ino), flags);
 	*out = idx == MERGE_NONE ? NULL : m->linked ? m->linked : view_child(v, dir, idx);
-	if (*out)
+	if (*out) {
 		(*out)->nlookup++;
+		(*out)->linked |= m->linked != NULL;
+	}
 	dent_created(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, &cn);
 	pthread_mutex_unlock(&v->lock);
 	pthread_mutex_unlock(&dir->d->change);
@@ -370,8 +372,11 @@ void ovl_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode
 	}
 	fi->fh = (uint64_t)m.fd;
 	fi->keep_cache = e.attr.st_nlink <= 1;
-	if (fuse_reply_create(req, &e, fi) != 0)
+	view_opened(v, n, 1);
+	if (fuse_reply_create(req, &e, fi) != 0) {
+		view_opened(v, n, -1);
 		close(m.fd);
+	}
 }
 
 /*
@@ -428,6 +433,40 @@ static void find_entry(struct view *v, struct view_node *dir, struct cfs_name *c
 	pthread_mutex_unlock(&v->lock);
 }
 
+/*
+ * Before file entry idx of dir loses its name: a node the kernel holds for
+ * it that is open, or that the kernel reaches by other names too (a link
+ * made through the view answers with the source's node), keeps its object
+ * by an O_PATH descriptor, so that fstat of the open file, or a stat
+ * through the other name's dentry, still finds it once the node is gone
+ * from the view (view.c, open_kept).  Change lock held.
+ */
+static void keep_object(struct view *v, struct view_node *dir, uint32_t idx)
+{
+	struct view_node *n;
+	int fd;
+
+	pthread_mutex_lock(&v->lock);
+	n = merge_entry(dir->d->index, idx)->node;
+	if (n && (n->type != DT_REG || n->kept >= 0 || !(n->opens || n->linked)))
+		n = NULL;
+	if (n)
+		n->nlookup++;  /* held across the open */
+	pthread_mutex_unlock(&v->lock);
+	if (!n)
+		return;
+	fd = view_open(v, n, O_PATH | O_NOFOLLOW);
+	pthread_mutex_lock(&v->lock);
+	if (fd >= 0 && n->kept < 0) {
+		n->kept = fd;
+		fd = -1;
+	}
+	pthread_mutex_unlock(&v->lock);
+	if (fd >= 0)
+		close(fd);
+	view_forget(v, n, 1);
+}
+
 /* The entry is gone from the view: out of the index, or a whiteout now. */
 static void forget_entry(struct view_node *dir, uint32_t idx, bool whiteout)
 {
@@ -480,6 +519,8 @@ static int remove_entry(struct view *v, struct view_node *dir, struct cfs_name *
 	bool wh = f->layer != 0 || (f->flags & MERGE_COVERS) || f->merged;
 	int r;
 
+	if (!isdir)
+		keep_object(v, dir, f->idx);
 	if (f->layer != 0)
 		r = upper_whiteout(v, dir, f->stored, UPPER_NEW);
 	else if (wh)
@@ -612,6 +653,8 @@ static int move_upper(struct view *v, struct move *mv, const char *to)
 		close(dpfd);
 		return 1;
 	}
+	if (replace && !isdir)
+		keep_object(v, mv->dst, d->idx);
 	/* A directory moved over something lower must not merge with it. */
 	if (isdir && dest_covers(mv))
 		r = marker_set_opaque(spfd, s->stored);

@@ -157,8 +157,11 @@ void ovl_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	fi->fh = (uint64_t)fd;
 	fi->keep_cache = fstat(fd, &st) == 0 && st.st_nlink <= 1;
-	if (fuse_reply_open(req, fi) != 0)
+	view_opened(v, n, 1);
+	if (fuse_reply_open(req, fi) != 0) {
+		view_opened(v, n, -1);
 		close(fd);
+	}
 }
 
 void ovl_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -192,7 +195,9 @@ void ovl_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf, o
 
 void ovl_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	(void)ino;
+	struct view *v = view_of(req);
+
+	view_opened(v, view_node(v, ino), -1);
 	close((int)fi->fh);
 	fuse_reply_err(req, 0);
 }

@@ -30,12 +30,25 @@ int upper_temp(char name[static 32])
 	return layer_tempname(name);
 }
 
-/* New objects belong to whoever made them, where the daemon may say so. */
+/*
+ * New objects belong to whoever made them, where the daemon may say so.
+ * chown clears a file's set-user-ID and set-group-ID bits, which the maker
+ * asked for (as ext4 keeps them on a new file): they are put back.
+ */
 int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid)
 {
+	int w = v->layers.workfd;
+	struct stat st;
+
 	if (!v->can_chown)
 		return 0;
-	return fchownat(v->layers.workfd, tmp, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	if (fstatat(w, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    fchownat(w, tmp, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISLNK(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) &&
+	    fchmodat(w, tmp, st.st_mode & 07777, 0) < 0)
+		return -errno;
+	return 0;
 }
 
 /* dir's directory in the upper tree, O_PATH (the caller closes it). */

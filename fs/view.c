@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lowlevel.h"
+#include "util.h"
 #include "view.h"
 
 static struct view_node *node_new(unsigned char type)
@@ -24,6 +25,7 @@ static struct view_node *node_new(unsigned char type)
 	if (!n)
 		return NULL;
 	n->type = type;
+	n->kept = -1;
 	if (type == DT_DIR) {
 		n->d = calloc(1, sizeof(*n->d));
 		if (!n->d) {
@@ -45,6 +47,8 @@ static void node_free(struct view_node *n)
 		pthread_mutex_destroy(&n->d->change);
 		free(n->d);
 	}
+	if (n->kept >= 0)
+		close(n->kept);
 	free(n->name);
 	free(n);
 }
@@ -121,8 +125,9 @@ static const char *spelling(const struct view_node *n, unsigned layer)
 }
 
 /*
- * n's path inside layer, relative to the tree's root ("" for the root);
- * -ENOENT if that tree does not hold n, -ENAMETOOLONG past len.  Tree lock.
+ * n's path inside layer, relative to the tree's root ("" for the root),
+ * written from the end of buf; -ENOENT if that tree does not hold n,
+ * -ENAMETOOLONG past len - 1 bytes.  Tree lock.
  */
 static int path_locked(struct view *v, struct view_node *n, unsigned layer, char *buf,
 		       size_t len)
@@ -136,14 +141,13 @@ static int path_locked(struct view *v, struct view_node *n, unsigned layer, char
 
 		if (!s)
 			return -ENOENT;
-		if (pos < l + 1)
+		if (pos < l + (pos < len - 1))
 			return -ENAMETOOLONG;
+		if (pos < len - 1)
+			buf[--pos] = '/';  /* between this name and the one below it */
 		pos -= l;
 		memcpy(buf + pos, s, l);
-		buf[--pos] = '/';
 	}
-	if (pos < len - 1)
-		pos++;  /* no leading slash */
 	memmove(buf, buf + pos, len - pos);
 	return 0;
 }
@@ -165,6 +169,31 @@ static bool same_type(int fd, const struct view_node *n, struct stat *st)
 }
 
 /*
+ * A gone node's object, by the descriptor it kept (fills st, as below): a
+ * file no name of the view shows any more but that the kernel still
+ * reaches — open, or by a link's dentry.
+ */
+static int open_kept(int kept, int flags, struct stat *st)
+{
+	char proc[32];
+	int fd;
+
+	if (flags & O_PATH)
+		fd = fcntl(kept, F_DUPFD_CLOEXEC, 0);
+	else {
+		fd_procpath(kept, proc);
+		fd = open(proc, (flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL)) | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	if ((flags & O_PATH) && fstat(fd, st) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/*
  * Opens n's object in the tree holding it; an O_PATH open fills st.  A
  * change racing with the request may have put another object at n's path
  * before the index says n is gone — a whiteout, typically, which an open
@@ -175,12 +204,15 @@ static int open_checked(struct view *v, struct view_node *n, int flags, struct s
 {
 	char path[PATH_MAX];
 	unsigned layer;
-	int fd, probe;
+	int fd, probe, kept;
 
 	pthread_mutex_lock(&v->lock);
 	layer = n->layer;
-	fd = path_locked(v, n, layer, path, sizeof(path));
+	kept = n->gone ? n->kept : -1;
+	fd = kept >= 0 ? 0 : path_locked(v, n, layer, path, sizeof(path));
 	pthread_mutex_unlock(&v->lock);
+	if (kept >= 0)
+		return open_kept(kept, flags, st);
 	if (fd < 0)
 		return fd;
 	fd = layer_open(&v->layers, layer, path, flags, 0);
@@ -368,6 +400,14 @@ void view_forget(struct view *v, struct view_node *n, uint64_t count)
 		p->children--;
 		n = p;
 	}
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* A file opened on n (delta 1) or closed (-1). */
+void view_opened(struct view *v, struct view_node *n, int delta)
+{
+	pthread_mutex_lock(&v->lock);
+	n->opens += (uint32_t)delta;
 	pthread_mutex_unlock(&v->lock);
 }
 

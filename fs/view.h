@@ -48,6 +48,11 @@ struct view_node {
 	unsigned layer;            /* the tree its object is in: 0 once copied up */
 	unsigned char type;        /* DT_*: immutable */
 	uint64_t ino;              /* the view's inode number */
+	uint32_t opens;            /* files open on it */
+	bool linked;               /* the kernel reaches it by other names too
+				      (a link made through the view) */
+	int kept;                  /* once gone: its object, O_PATH, if open or
+				      linked (ovl_dir.c, keep_object); else -1 */
 	char *name;                /* its spelling in layer (the view's) */
 	struct view_dir *d;        /* directories only: immutable */
 	struct view_node *all_prev, *all_next;  /* every node but the root */
@@ -73,6 +78,7 @@ uint64_t view_id(const struct view *v, const struct view_node *n);
 int view_index(struct view *v, struct view_node *dir);
 struct view_node *view_child(struct view *v, struct view_node *dir, uint32_t idx);
 void view_forget(struct view *v, struct view_node *n, uint64_t count);
+void view_opened(struct view *v, struct view_node *n, int delta);
 int view_path(struct view *v, struct view_node *n, unsigned layer, char *buf, size_t len);
 int view_open(struct view *v, struct view_node *n, int flags);
 int view_stat(struct view *v, struct view_node *n, struct stat *st);
