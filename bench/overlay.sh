@@ -20,7 +20,9 @@
 #       stat, open + read + close, listing (casefoldfs at least as fast), and
 #       the same listing and contents (checked);
 #   (e) stat by another spelling in a 10-layer view of the same files against
-#       the 500-layer view (≤ 1.5×: flat in the number of layers).
+#       the 500-layer view (≤ 1.5×: flat in the number of layers);
+# and (a) and (c) again with the view mounted by an ordinary user (uid
+# 65534, its clients that user too), against root's.
 # Stat and open use K files of the view picked at random, listing every
 # directory of it; each is a first pass on a fresh mount (every daemon
 # builds what it needs: the one-tree mount its directory indexes too) and a
@@ -40,6 +42,7 @@
 #   CF_OVLBENCH_ROUNDS=3
 #   CF_OVLBENCH_DAEMON=     a casefoldfs binary to measure instead of BUILD_DIR's
 set -u
+umask 022   # the trees readable by the ordinary user's view too
 O=${1:-build}
 if [ "${CF_OVLBENCH_QUICK:-}" = 1 ]; then
 	d_layers=50 d_files=20000 d_pick=2000 d_rounds=2
@@ -68,33 +71,56 @@ need_kb=$((4 * FILES * 4 + 256 * 1024))
 [ "$(df -Pk "$TMP" | awk 'NR == 2 { print $4 }')" -ge "$need_kb" ] || die "$TMP: too little room, need $need_kb KiB"
 
 T=$(mktemp -d "$TMP/casefold-ovlbench.XXXXXX") || exit 1
-MNT=$T/mnt R=$T/records
-mkdir "$MNT" "$T/mods" "$T/few" "$T/uniform" "$T/copy" "$T/lists" "$T/ulists" "$T/work"
+MNT=$T/mnt UMNT=$T/umnt R=$T/records
+mkdir "$MNT" "$UMNT" "$T/mods" "$T/few" "$T/uniform" "$T/copy" "$T/lists" "$T/ulists" "$T/work" "$T/bin"
 : >"$R"
-PID=
-mounted() { grep -qs " $MNT fuse" /proc/mounts; }
+PID= MP=$MNT FUSE_MODE=
+mounted() { grep -qs " $MP fuse" /proc/mounts; }
 cleanup() {
-	if mounted; then fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -uz "$MNT" || :; fi
+	for MP in "$MNT" "$UMNT"; do
+		if mounted; then fusermount3 -u "$MP" 2>/dev/null || fusermount3 -uz "$MP" || :; fi
+	done
 	[ -z "$PID" ] || kill "$PID" 2>/dev/null || :
+	[ -z "$FUSE_MODE" ] || chmod "$FUSE_MODE" /dev/fuse
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
+# The ordinary user: a view of trees it can read, on a mount point it owns,
+# through /dev/fuse (opened up for the run where it is 0600, its mode put
+# back at the end) and binaries it can reach (copies where the checkout is
+# not traversable).
+as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+chmod 0755 "$T" && chown 65534:65534 "$UMNT" || die "the user's mount point"
+if ! as_user sh -c '[ -r /dev/fuse ] && [ -w /dev/fuse ]'; then
+	FUSE_MODE=$(stat -c %a /dev/fuse)
+	chmod 0666 /dev/fuse
+fi
+UCFS=$CFS UF=$F
+if ! as_user test -x "$CFS"; then cp "$CFS" "$T/bin/casefoldfs" && UCFS=$T/bin/casefoldfs; fi
+if ! as_user test -x "$F"; then cp "$F" "$T/bin/fsbench" && UF=$T/bin/fsbench; fi
 elapsed() { echo $(($(date +%s) - START)); }
 note() { echo "overlay: $* ($(elapsed) s)" >&2; }
 now() { date +%s.%N; }
 since() { echo "$1 $(now)" | awk '{ printf "%.3f\n", $2 - $1 }'; }
 
-# mount_peer PEER: on $MNT, in the foreground as our child (known PID, exit
-# status checked at unmount); sets ROOT, the directory the lists are
-# relative to.
+# mount_peer PEER: on $MNT ($UMNT for the user's), in the foreground as our
+# child (known PID, exit status checked at unmount); sets MP, the mount
+# point, ROOT, the directory the lists are relative to, and RUN and FSB, how
+# the peer's clients run and the fsbench they can reach.
 mount_peer() {
+	MP=$MNT RUN= FSB=$F
 	case $1 in
 	ovl) "$CFS" -f -o "lowerdir=$(cat "$T/mods/lowerdir")" mods "$MNT" 2>>"$T/daemon.log" & ROOT=$MNT ;;
 	few) "$CFS" -f -o "lowerdir=$(cat "$T/few/lowerdir")" mods "$MNT" 2>>"$T/daemon.log" & ROOT=$MNT ;;
 	one) "$CFS" -f "$T/copy" "$MNT" 2>>"$T/daemon.log" & ROOT=$MNT/m ;;
 	uovl) "$CFS" -f -o "lowerdir=$(cat "$T/uniform/lowerdir")" mods "$MNT" 2>>"$T/daemon.log" & ROOT=$MNT ;;
 	fovl) fuse-overlayfs -f -o "lowerdir=$(cat "$T/uniform/lowerdir")" "$MNT" 2>>"$T/daemon.log" & ROOT=$MNT ;;
+	user)
+		# setpriv itself, not as_user: $! must be the daemon (setpriv execs it).
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+			"$UCFS" -f -o "lowerdir=$(cat "$T/mods/lowerdir")" mods "$UMNT" 2>>"$T/daemon.log" &
+		MP=$UMNT ROOT=$UMNT RUN=as_user FSB=$UF ;;
 	esac
 	PID=$!
 	i=0
@@ -106,7 +132,7 @@ mount_peer() {
 	done
 }
 umount_peer() {
-	fusermount3 -u "$MNT" || die "fusermount3 -u failed"
+	fusermount3 -u "$MP" || die "fusermount3 -u failed"
 	wait "$PID" || die "$1 exited with status $?"
 	PID=
 }
@@ -114,7 +140,7 @@ record() { echo "$round $1 $2 $3" >>"$R"; }
 # paths PEER METRIC MODE LIST: fsbench paths through the mounted peer;
 # records µs per path, or a failure.
 paths() {
-	"$F" paths "$3" "$ROOT" "$4" >"$T/out" 2>&1 || { cat "$T/out" >&2; record "$1" failed 1; return; }
+	$RUN "$FSB" paths "$3" "$ROOT" "$4" >"$T/out" 2>&1 || { cat "$T/out" >&2; record "$1" failed 1; return; }
 	if grep -qx 'errors 0' "$T/out"; then
 		record "$1" "$2" "$(awk '$1 == "per" { print $2 }' "$T/out")"
 	else
@@ -186,8 +212,21 @@ rotate() { # N WORDS...: the words rotated left by N
 }
 for round in $(seq "$ROUNDS"); do
 	# shellcheck disable=SC2046
-	for p in $(rotate "$round" ovl few one uovl fovl); do
+	for p in $(rotate "$round" ovl few one uovl fovl user); do
 		case $p in
+		user)
+			# (a) and (c) with the view the user's own.
+			mount_peer user
+			paths user stat1 stat "$T/lists/miscased"
+			paths user stat2 stat "$T/lists/miscased"
+			umount_peer user
+			t0=$(now)
+			mount_peer user
+			n=$(as_user find "$UMNT" | wc -l)
+			record user find "$(since "$t0")"
+			[ "$n" = $((ENTRIES + 1)) ] || { echo "overlay.sh: the user's find saw $n names, not $((ENTRIES + 1))" >&2; record user failed 1; }
+			umount_peer user
+			;;
 		ovl | one | few)
 			# (a), (e): stat by other spellings, first and second pass.
 			mount_peer "$p"
@@ -306,6 +345,9 @@ END {
 	printf "| (d) the same listing and contents as fuse-overlayfs | listing: %s | contents: %s | | same |\n", samel, samec
 	row(sprintf("(e) stat by another spelling, µs each: %d layers vs %d layers (same files), first pass", layers, few), "ovl", "few", "stat1", "%.1f", 1.5, "≤ 1.5×")
 	row("the same, second pass", "ovl", "few", "stat2", "%.1f", "", "")
+	row("(a) as an ordinary user: stat by another spelling, µs each, the view mounted by uid 65534 vs by root, first pass", "user", "ovl", "stat1", "%.1f", "", "")
+	row("the same, second pass", "user", "ovl", "stat2", "%.1f", "", "")
+	row("(c) as an ordinary user: mount + find (s), uid 65534 vs root", "user", "ovl", "find", "%.2f", "", "")
 	print ""
 	if (failed) printf "Failed measurements: %d (see stderr).\n\n", failed
 }' "$R"
