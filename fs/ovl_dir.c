@@ -434,12 +434,12 @@ static void find_entry(struct view *v, struct view_node *dir, struct cfs_name *c
 }
 
 /*
- * Before file entry idx of dir loses its name: a node the kernel holds for
- * it that is open, or that the kernel reaches by other names too (a link
- * made through the view answers with the source's node), keeps its object
- * by an O_PATH descriptor, so that fstat of the open file, or a stat
- * through the other name's dentry, still finds it once the node is gone
- * from the view (view.c, open_kept).  Change lock held.
+ * Before non-directory entry idx of dir loses its name: a node the kernel
+ * holds for it that is open, or that the kernel reaches by other names too
+ * (a link made through the view answers with the source's node), keeps
+ * its object by an O_PATH descriptor, so that fstat of the open file, or a
+ * stat through the other name's dentry, still finds it once the node is
+ * gone from the view (view.c, open_kept).  Change lock held.
  */
 static void keep_object(struct view *v, struct view_node *dir, uint32_t idx)
 {
@@ -448,7 +448,7 @@ static void keep_object(struct view *v, struct view_node *dir, uint32_t idx)
 
 	pthread_mutex_lock(&v->lock);
 	n = merge_entry(dir->d->index, idx)->node;
-	if (n && (n->type != DT_REG || n->kept >= 0 || !(n->opens || n->linked)))
+	if (n && (n->d || n->kept >= 0 || !(n->opens || n->linked)))
 		n = NULL;
 	if (n)
 		n->nlookup++;  /* held across the open */

@@ -331,6 +331,11 @@ old = os.umask(0)
 os.close(os.open("suid", os.O_CREAT | os.O_WRONLY, 0o6755))
 os.mknod("node", stat.S_IFIFO | 0o4777)
 os.umask(old)
+os.link("node", "fifolink")
+os.unlink("node")
+if not stat.S_ISFIFO(os.lstat("fifolink").st_mode):
+    bad.append("a fifo's other link after unlinking the first: not a fifo")
+os.link("fifolink", "node")
 for n, want in (("suid", 0o6755), ("node", 0o4777)):
     if stat.S_IMODE(os.lstat(n).st_mode) != want:
         bad.append("%s: mode %o, not %o" % (n, stat.S_IMODE(os.lstat(n).st_mode), want))
