@@ -122,10 +122,6 @@ void ovl_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->fh = 0;
-	/* The kernel may keep a listing across opens: every change to the
-	 * view's directories is one it makes, and it drops the listing then. */
-	fi->cache_readdir = 1;
-	fi->keep_cache = 1;
 	fuse_reply_open(req, fi);
 }
 
