@@ -95,16 +95,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-# The user's daemon needs /dev/fuse (Debian makes it 0666; some containers
-# 0600): opened up for the run, its mode put back at the end.
-if ! as_user sh -c '[ -r /dev/fuse ] && [ -w /dev/fuse ]'; then
-	FUSE_MODE=$(stat -c %a /dev/fuse)
-	chmod 0666 /dev/fuse
-fi
-# ... and binaries it can reach: copies when the checkout is not traversable.
-UCFS=$CFS UF=$F
-if ! as_user test -x "$CFS"; then cp "$CFS" "$T/bin/casefoldfs" && UCFS=$T/bin/casefoldfs; fi
-if ! as_user test -x "$F"; then cp "$F" "$T/bin/fsbench" && UF=$T/bin/fsbench; fi
+# The user's daemon: /dev/fuse and binaries it can reach (prelude.sh).
+prelude_user "$T"
 
 elapsed() { echo $(($(date +%s) - START)); }
 note() { echo "cache: $* ($(elapsed) s)" >&2; }

@@ -87,18 +87,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 # The ordinary user: a view of trees it can read, on a mount point it owns,
-# through /dev/fuse (opened up for the run where it is 0600, its mode put
-# back at the end) and binaries it can reach (copies where the checkout is
-# not traversable).
-as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+# through /dev/fuse and binaries it can reach (prelude.sh).
 chmod 0755 "$T" && chown 65534:65534 "$UMNT" || die "the user's mount point"
-if ! as_user sh -c '[ -r /dev/fuse ] && [ -w /dev/fuse ]'; then
-	FUSE_MODE=$(stat -c %a /dev/fuse)
-	chmod 0666 /dev/fuse
-fi
-UCFS=$CFS UF=$F
-if ! as_user test -x "$CFS"; then cp "$CFS" "$T/bin/casefoldfs" && UCFS=$T/bin/casefoldfs; fi
-if ! as_user test -x "$F"; then cp "$F" "$T/bin/fsbench" && UF=$T/bin/fsbench; fi
+prelude_user "$T"
 elapsed() { echo $(($(date +%s) - START)); }
 note() { echo "overlay: $* ($(elapsed) s)" >&2; }
 now() { date +%s.%N; }

@@ -8,6 +8,12 @@
 #                                 O; F is fsbench, CFS is DAEMON if given (an
 #                                 older build, for before/after), else O's
 #                                 casefoldfs, built
+#   prelude_user DIR              for a daemon and clients run as uid 65534
+#                                 (as_user): /dev/fuse opened up where it is
+#                                 0600 (FUSE_MODE: the mode to put back at
+#                                 the end), and UCFS and UF: CFS and F where
+#                                 that user can run them (copies in DIR/bin
+#                                 when the checkout is not traversable)
 
 die() { echo "${0##*/}: $*" >&2; exit 1; }
 
@@ -32,4 +38,18 @@ prelude_build() {
 		make -s O="$_o" "$_o/casefoldfs" || die "build failed"
 		CFS=$_o/casefoldfs
 	fi
+}
+
+as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+
+prelude_user() {
+	FUSE_MODE=
+	if ! as_user sh -c '[ -r /dev/fuse ] && [ -w /dev/fuse ]'; then
+		FUSE_MODE=$(stat -c %a /dev/fuse)
+		chmod 0666 /dev/fuse
+	fi
+	mkdir -p "$1/bin" || die "$1/bin"
+	UCFS=$CFS UF=$F
+	if ! as_user test -x "$CFS"; then cp "$CFS" "$1/bin/casefoldfs" && UCFS=$1/bin/casefoldfs; fi
+	if ! as_user test -x "$F"; then cp "$F" "$1/bin/fsbench" && UF=$1/bin/fsbench; fi
 }
