@@ -254,12 +254,15 @@ void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, const char *spel
  */
 void inode_forget_id(struct cfs_nodes *nt, fuse_ino_t ino, uint64_t n)
 {
-	struct cfs_inode *in = inode_get(nt, ino);
+	struct cfs_inode *in = nt->root;
 	struct cfs_alias *a, **p;
-	struct cfs_id *e;
+	struct cfs_id *e = NULL;
 
 	pthread_mutex_lock(&nt->lock);
-	e = ino == FUSE_ROOT_ID ? NULL : find(nt, ino);
+	if (ino != FUSE_ROOT_ID) {
+		e = find(nt, ino);
+		in = e ? id_node(e) : NULL;
+	}
 	if (e && e->alias) {
 		a = (struct cfs_alias *)e;
 		a->nlookup = a->nlookup > n ? a->nlookup - n : 0;

@@ -281,7 +281,7 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 	r = idx != MERGE_NONE ? -EEXIST : 0;
 	upper_temp(tmp);
 	if (r == 0 && (r = make_object(v, tmp, m)) == 0 &&
-	    (m->link_from || (r = upper_own(v, tmp, ctx->uid, ctx->gid)) == 0) &&
+	    (m->link_from || (r = upper_own(v, tmp, ctx->uid, ctx->gid, m->mode)) == 0) &&
 	    (!(flags & MERGE_OPAQUE) || (r = marker_set_opaque(v->layers.workfd, tmp)) == 0) &&
 	    (r = fstatat(v->layers.workfd, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0) == 0)
 		r = upper_place(v, dir, tmp, name, wh);

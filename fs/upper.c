@@ -33,20 +33,17 @@ int upper_temp(char name[static 32])
 /*
  * New objects belong to whoever made them, where the daemon may say so.
  * chown clears a file's set-user-ID and set-group-ID bits, which the maker
- * asked for (as ext4 keeps them on a new file): they are put back.
+ * asked for in mode (as ext4 keeps them on a new file): they are put back.
  */
-int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid)
+int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid, mode_t mode)
 {
 	int w = v->layers.workfd;
-	struct stat st;
 
 	if (!v->can_chown)
 		return 0;
-	if (fstatat(w, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    fchownat(w, tmp, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fchownat(w, tmp, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	if (!S_ISLNK(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) &&
-	    fchmodat(w, tmp, st.st_mode & 07777, 0) < 0)
+	if (!S_ISLNK(mode) && (mode & (S_ISUID | S_ISGID)) && fchmodat(w, tmp, mode & 07777, 0) < 0)
 		return -errno;
 	return 0;
 }
@@ -279,8 +276,13 @@ int upper_copy(struct view *v, struct view_node *n)
 	return r;
 }
 
-/* Puts a fresh whiteout at name in dirfd, over what is there if replace. */
-static int whiteout_at(struct view *v, int dirfd, const char *name, bool replace)
+/*
+ * Puts a fresh whiteout at name in dirfd, made in the work directory and
+ * moved there by renameat2 with flags: RENAME_NOREPLACE where nothing is,
+ * 0 over a non-directory, RENAME_EXCHANGE with a directory (which can hold
+ * only whiteouts then), emptied in the work directory afterwards.
+ */
+static int whiteout_at(struct view *v, int dirfd, const char *name, unsigned flags)
 {
 	int w = v->layers.workfd, r;
 	char tmp[32];
@@ -288,9 +290,9 @@ static int whiteout_at(struct view *v, int dirfd, const char *name, bool replace
 	upper_temp(tmp);
 	if ((r = marker_make_whiteout(w, tmp)) < 0)
 		return r;
-	r = renameat2(w, tmp, dirfd, name, replace ? 0 : RENAME_NOREPLACE) < 0 ? -errno : 0;
-	if (r < 0)
-		unlinkat(w, tmp, 0);
+	r = renameat2(w, tmp, dirfd, name, flags) < 0 ? -errno : 0;
+	if (r < 0 || (flags & RENAME_EXCHANGE))
+		layer_clear_work(w, tmp);
 	return r;
 }
 
@@ -303,7 +305,7 @@ static int keep_whiteout(struct view *v, int dirfd, const char *name)
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR(st.st_mode) &&
 	    st.st_rdev == makedev(0, 0))
 		return 0;
-	return whiteout_at(v, dirfd, name, true);
+	return whiteout_at(v, dirfd, name, 0);
 }
 
 /*
@@ -335,7 +337,7 @@ int upper_move(struct view *v, const struct upper_move *m)
 	 * killed in between shows the lower name at from again). */
 	if (r == -EINVAL && m->behind &&
 	    renameat2(m->fromfd, m->from, m->tofd, m->to, flags & ~RENAME_WHITEOUT) == 0)
-		r = whiteout_at(v, m->fromfd, m->from, false);
+		r = whiteout_at(v, m->fromfd, m->from, RENAME_NOREPLACE);
 	if (r == 0 && *m->old)
 		unlinkat(m->tofd, m->old, 0);
 	return r;
@@ -432,23 +434,14 @@ int upper_clear_dir(struct view *v, int pfd, const char *name)
 int upper_whiteout(struct view *v, struct view_node *dir, const char *name,
 		   enum upper_over over)
 {
-	int w = v->layers.workfd, pfd, r;
-	char tmp[32];
+	static const unsigned flags[] = { [UPPER_NEW] = RENAME_NOREPLACE, [UPPER_OVER_FILE] = 0,
+					  [UPPER_OVER_DIR] = RENAME_EXCHANGE };
+	int pfd = upper_open(v, dir), r;
 
-	pfd = upper_open(v, dir);
 	if (pfd < 0)
 		return pfd;
-	if (over != UPPER_OVER_DIR) {
-		r = whiteout_at(v, pfd, name, over == UPPER_OVER_FILE);
-		close(pfd);
-		return r;
-	}
-	upper_temp(tmp);
-	if ((r = marker_make_whiteout(w, tmp)) == 0 &&
-	    renameat2(w, tmp, pfd, name, RENAME_EXCHANGE) < 0)
-		r = -errno;
+	r = whiteout_at(v, pfd, name, flags[over]);
 	close(pfd);
-	layer_clear_work(w, tmp);
 	return r;
 }
 

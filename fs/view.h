@@ -99,7 +99,7 @@ int upper_dir(struct view *v, struct view_node *dir);
 int upper_copy(struct view *v, struct view_node *n);
 int upper_temp(char name[static 32]);
 int upper_open(struct view *v, struct view_node *dir);
-int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid);
+int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid, mode_t mode);
 int upper_move(struct view *v, const struct upper_move *m);
 int upper_place(struct view *v, struct view_node *dir, const char *tmp, const char *name,
 		uint32_t whiteout);

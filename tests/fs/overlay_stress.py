@@ -26,7 +26,6 @@ complete copy — the lower files carry a self-checking header (their length
 and SHA-256), so a file in upper is a whole lower file followed by whole
 records, or whole records only.
 """
-import argparse
 import copy
 import hashlib
 import os
@@ -405,15 +404,8 @@ def shared_problems(mnt):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cfs", required=True)
-    ap.add_argument("--cli", required=True)
-    ap.add_argument("--dir", required=True)
-    ap.add_argument("--procs", type=int, default=4)
-    ap.add_argument("--ops", type=int, default=500)
+    ap = stress.arguments()
     ap.add_argument("--layers", type=int, default=4)
-    ap.add_argument("--kills", type=int, default=0)
-    ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     rng = random.Random(a.seed)
     roots, ws = ROOT_SPELLINGS, ("w%d", "W%d")

@@ -531,7 +531,8 @@ def run_phases(workers, mnt, tmp, ops, kills, rng, daemon, settle, check):
     return totals, outcomes
 
 
-def main():
+def arguments():
+    """The options every model stress takes (this one, overlay_stress.py)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--cfs", required=True)
     ap.add_argument("--cli", required=True)
@@ -540,6 +541,11 @@ def main():
     ap.add_argument("--ops", type=int, default=500)
     ap.add_argument("--kills", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
+    return ap
+
+
+def main():
+    ap = arguments()
     ap.add_argument("--verbose", action="store_true", help="outcomes of each operation")
     a = ap.parse_args()
     back, mnt = os.path.join(a.dir, "back"), os.path.join(a.dir, "mnt")
