@@ -22,7 +22,6 @@ LDFLAGS_FOR_BUILD  ?=
 WERROR  ?=
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
-SBINDIR ?= $(PREFIX)/sbin
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 MANDIR  ?= $(PREFIX)/share/man
@@ -107,7 +106,7 @@ $(O)/libcasefold.pc: lib/libcasefold.pc.in include/casefold.h $(O)/paths
 # casefoldfs(8)), rewritten only when they change: packagers build once with
 # `make` and install with `make install PREFIX=/usr DESTDIR=...`, which then
 # regenerates exactly those files.  DESTDIR is only staging: never named.
-PATHS := prefix=$(PREFIX) libdir=$(LIBDIR) includedir=$(INCDIR) sbindir=$(SBINDIR)
+PATHS := prefix=$(PREFIX) libdir=$(LIBDIR) includedir=$(INCDIR) bindir=$(BINDIR)
 $(O)/paths: FORCE
 	@mkdir -p $(@D)
 	@echo '$(PATHS)' | cmp -s - $@ || echo '$(PATHS)' > $@
@@ -144,7 +143,7 @@ $(O)/man/casefold.1: $(MAN_TOOL)
 $(O)/man/%: man/%.in $(O)/mkman include/casefold.h include/casefold_ext4.h $(O)/paths
 	@mkdir -p $(@D)
 	$(O)/mkman include/casefold.h include/casefold_ext4.h < $< > $@.tmp && \
-	    sed -i 's|@SBINDIR@|$(SBINDIR)|g' $@.tmp && mv $@.tmp $@
+	    sed -i 's|@BINDIR@|$(BINDIR)|g' $@.tmp && mv $@.tmp $@
 $(O)/mkman: man/mkman.c fs/usage.c fs/usage.h include/casefold.h
 	@mkdir -p $(@D)
 	$(CC_FOR_BUILD) $(BUILD_CFLAGS) -Ifs -o $@ man/mkman.c fs/usage.c
@@ -228,7 +227,7 @@ bench:
 # Installs nothing the uninstall rule does not remove (tests/install).
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) \
-	    $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libcasefold.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -238,7 +237,7 @@ install: all
 	install -m 755 $(O)/casefold $(DESTDIR)$(BINDIR)/
 	install -m 644 $(O)/man/casefold.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(O)/man/libcasefold.3 $(DESTDIR)$(MANDIR)/man3/
-	$(if $(FS_SRC),install -m 755 $(O)/casefoldfs $(DESTDIR)$(SBINDIR)/)
+	$(if $(FS_SRC),install -m 755 $(O)/casefoldfs $(DESTDIR)$(BINDIR)/)
 	$(if $(FS_SRC),install -m 644 $(O)/man/casefoldfs.8 $(DESTDIR)$(MANDIR)/man8/)
 	@# The dynamic linker finds a new library in /usr/local/lib only after ldconfig.
 	$(if $(DESTDIR),,-ldconfig)
@@ -248,7 +247,7 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libcasefold.so.$(VERSION) \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/libcasefold.pc \
 	      $(DESTDIR)$(INCDIR)/casefold.h $(DESTDIR)$(INCDIR)/casefold_ext4.h \
-	      $(DESTDIR)$(BINDIR)/casefold $(DESTDIR)$(SBINDIR)/casefoldfs \
+	      $(DESTDIR)$(BINDIR)/casefold $(DESTDIR)$(BINDIR)/casefoldfs \
 	      $(DESTDIR)$(MANDIR)/man1/casefold.1 $(DESTDIR)$(MANDIR)/man3/libcasefold.3 \
 	      $(DESTDIR)$(MANDIR)/man8/casefoldfs.8
 	$(if $(DESTDIR),,-ldconfig)

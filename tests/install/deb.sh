@@ -5,7 +5,7 @@
 # error or warning; the programs carry dpkg-buildflags' hardening (PIE,
 # relro, bind now, stack protector, fortified calls); installed with dpkg,
 # casefoldfs mounts through mount -t fuse.casefoldfs (found by mount.fuse3
-# in /usr/sbin) and an fstab line, the installed casefold runs, a program
+# in /usr/bin) and an fstab line, the installed casefold runs, a program
 # builds with pkg-config --cflags --libs libcasefold and runs against the
 # installed library; dpkg --purge leaves nothing behind: no file of the
 # packages, no dpkg record.
@@ -63,7 +63,7 @@ echo "lintian: $((SECONDS - start)) s, $(grep -c '^[EW]:' "$T/lintian.log") erro
 mkdir "$T/x"
 for d in "${debs[@]}"; do dpkg-deb -x "$d" "$T/x"; done
 libdir=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-for f in usr/bin/casefold usr/sbin/casefoldfs "usr/lib/$libdir/libcasefold.so.$version"; do
+for f in usr/bin/casefold usr/bin/casefoldfs "usr/lib/$libdir/libcasefold.so.$version"; do
 	e=$T/x/$f
 	[ -f "$e" ] || fail "$f is not in the packages"
 	readelf -lW "$e" | grep -q GNU_RELRO || fail "$f: no relro"
@@ -71,7 +71,7 @@ for f in usr/bin/casefold usr/sbin/casefoldfs "usr/lib/$libdir/libcasefold.so.$v
 	readelf -hW "$e" | grep -q 'Type:.*DYN' || fail "$f: not position independent"
 	readelf -sW --dyn-syms "$e" | grep -q '__stack_chk_fail' || fail "$f: no stack protector"
 done
-for f in usr/bin/casefold usr/sbin/casefoldfs; do
+for f in usr/bin/casefold usr/bin/casefoldfs; do
 	readelf -sW --dyn-syms "$T/x/$f" | grep -Eq '__[a-z0-9_]+_chk@' || fail "$f: no fortified calls"
 done
 
@@ -94,7 +94,7 @@ while read -r f; do [ -e "$f" ] || fail "$f is not installed"; done <"$T/files"
 	fail "casefold fold: $(/usr/bin/casefold fold --hex "$(printf 'Stra\xc3\x9fe')")"
 /usr/bin/casefold cmp --nocase README readme >/dev/null || fail "casefold cmp"
 [ "$(/usr/bin/casefold --version | grep -o "$version")" = "$version" ] || fail "casefold --version"
-for f in /usr/bin/casefold /usr/sbin/casefoldfs; do
+for f in /usr/bin/casefold /usr/bin/casefoldfs; do
 	ldd "$f" | grep -q "libcasefold.so.0 => /.*/$libdir/libcasefold.so.0" ||
 		fail "$f does not use the packaged library: $(ldd "$f")"
 done
@@ -133,8 +133,8 @@ ldd "$T/prog" | grep -q "libcasefold.so.0 => /lib/$libdir/libcasefold.so.0\|libc
 if [ -c /dev/fuse ] && [ -z "${CF_NO_FUSE:-}" ]; then
 	B=$T/back M=$T/mnt
 	mkdir "$B" "$M"
-	[ -e /usr/local/sbin/casefoldfs ] && mount --bind /usr/sbin/casefoldfs /usr/local/sbin/casefoldfs
-	[ "$(env -i /bin/sh -c "command -v casefoldfs")" = /usr/sbin/casefoldfs ] ||
+	[ -e /usr/local/bin/casefoldfs ] && mount --bind /usr/bin/casefoldfs /usr/local/bin/casefoldfs
+	[ "$(env -i /bin/sh -c "command -v casefoldfs")" = /usr/bin/casefoldfs ] ||
 		fail "casefoldfs on the default PATH is $(env -i /bin/sh -c "command -v casefoldfs")"
 	mounted() { [ "$(findmnt -n -o FSTYPE --mountpoint "$M")" = fuse.casefoldfs ]; }
 	unmount() {

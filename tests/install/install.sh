@@ -18,11 +18,11 @@ local other=$2
 D=$T/dest${PREFIX//\//-}
 P=$D$PREFIX
 # The directories a real prefix already has: uninstall must not remove them.
-mkdir -p "$P"/bin "$P"/sbin "$P"/include "$P"/lib/pkgconfig "$P"/share/man/man{1,3,8}
+mkdir -p "$P"/bin "$P"/include "$P"/lib/pkgconfig "$P"/share/man/man{1,3,8}
 (cd "$D" && find . | sort) >"$T/before"
 
 cf_make install "$D"
-for f in bin/casefold sbin/casefoldfs include/casefold.h include/casefold_ext4.h \
+for f in bin/casefold bin/casefoldfs include/casefold.h include/casefold_ext4.h \
 	 lib/libcasefold.a lib/libcasefold.so lib/libcasefold.so.0 lib/pkgconfig/libcasefold.pc \
 	 share/man/man1/casefold.1 share/man/man3/libcasefold.3 share/man/man8/casefoldfs.8; do
 	[ -e "$P/$f" ] || fail "$f not installed"
@@ -72,7 +72,7 @@ flags=$(pkg-config --cflags --libs libcasefold)
 case $flags in *"-I$P/include"*"-L$P/lib"*) ;; *) fail "pkg-config gave $flags" ;; esac
 [ "$(pkg-config --variable=prefix libcasefold)" = "$D$PREFIX" ] ||
 	fail "libcasefold.pc: prefix is not $PREFIX: $(cat "$P/lib/pkgconfig/libcasefold.pc")"
-grep -rlIE -- "$other/(lib|include|sbin/casefoldfs|bin/casefold)\b" "$D" &&
+grep -rlIE -- "$other/(lib|include|bin/casefold)\b" "$D" &&
 	fail "installed files name $other, not $PREFIX"
 cc=${CC:-cc}
 # shellcheck disable=SC2086
@@ -96,7 +96,7 @@ for page in "$P"/share/man/man*/*; do
 done
 render() { LC_ALL=C.UTF-8 MANWIDTH=200 man -l "$1" 2>/dev/null | tr -s ' \n' '  '; }
 fsman=$(render "$P/share/man/man8/casefoldfs.8")
-"$P/sbin/casefoldfs" --help | sed -n '/^casefoldfs options:/,/^$/p' | grep -- '^    -o' >"$T/fsopts"
+"$P/bin/casefoldfs" --help | sed -n '/^casefoldfs options:/,/^$/p' | grep -- '^    -o' >"$T/fsopts"
 [ -s "$T/fsopts" ] || fail "casefoldfs --help lists no options"
 while read -r line; do
 	opt=${line%%  *}
@@ -107,7 +107,7 @@ climan=$(render "$P/share/man/man1/casefold.1")
 for verb in $("$P/bin/casefold" --help | sed -n '/^Verbs:/,/^$/p' | awk 'NR > 1 && NF { print $1 }'); do
 	[[ $climan == *"casefold $verb"* ]] || fail "casefold(1) lacks the verb $verb"
 done
-[[ $fsman == *" $PREFIX/sbin/casefoldfs"* ]] || fail "casefoldfs(8) does not name $PREFIX/sbin/casefoldfs"
+[[ $fsman == *" $PREFIX/bin/casefoldfs"* ]] || fail "casefoldfs(8) does not name $PREFIX/bin/casefoldfs"
 libman=$(render "$P/share/man/man3/libcasefold.3")
 while read -r fn; do
 	[[ $libman == *"$fn("* ]] || fail "libcasefold(3) lacks $fn"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The installed casefoldfs through the system's mount conventions:
 # mount -t fuse.casefoldfs and an fstab line (mount.fuse3 runs casefoldfs
-# from the shell's default PATH, here /usr/local/sbin), umount, findmnt;
+# from the shell's default PATH, here /usr/local/bin), umount, findmnt;
 # detached, the daemon logs to syslog, and with -f to stderr.
 #
-# Runs in a private mount namespace: the DESTDIR's sbin is bound on
-# /usr/local/sbin and a /dev with our own /dev/log socket on /dev, so
+# Runs in a private mount namespace: the DESTDIR's bin is bound on
+# /usr/local/bin and a /dev with our own /dev/log socket on /dev, so
 # nothing of the host is touched.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root: mount -t and fstab mounts, its build bound over /usr/local/sbin"
+[ "$(id -u)" = 0 ] || skip "needs root: mount -t and fstab mounts, its build bound over /usr/local/bin"
 cf_may_mount
 for tool in mount.fuse3 unshare findmnt chattr python3; do
 	command -v "$tool" >/dev/null || skip "no $tool"
@@ -35,8 +35,8 @@ mount_cleanup() {
 at_exit mount_cleanup
 
 # No program of the host's by that name may answer instead of ours.
-mount --bind "$T/dest$PREFIX/sbin" "$PREFIX/sbin"
-[ "$(env -i /bin/sh -c 'command -v casefoldfs')" = "$PREFIX/sbin/casefoldfs" ] ||
+mount --bind "$T/dest$PREFIX/bin" "$PREFIX/bin"
+[ "$(env -i /bin/sh -c 'command -v casefoldfs')" = "$PREFIX/bin/casefoldfs" ] ||
 	skip "casefoldfs is not found first in the shell's default PATH"
 
 # syslog(3) writes datagrams to /dev/log: collect them in $T/syslog.
@@ -112,7 +112,7 @@ wait_unmounted
 
 # 4. -f: foreground, messages on stderr and none in syslog.
 lines=$(wc -l <"$T/syslog")
-"$PREFIX/sbin/casefoldfs" -f "$B" "$M" 2>"$T/fg.log" &
+"$PREFIX/bin/casefoldfs" -f "$B" "$M" 2>"$T/fg.log" &
 FG_PID=$!
 for _ in $(seq 100); do mounted && break; sleep 0.05; done
 mounted || fail "casefoldfs -f did not mount: $(cat "$T/fg.log")"
