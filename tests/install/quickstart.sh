@@ -6,6 +6,8 @@
 # with /dev/fuse mode 0600 it refuses, saying why and what root must do;
 # with a usable /dev/fuse it mounts as that user.  Both /dev/fuse modes are
 # the test's own (a private mount namespace): the host's is left as it is.
+# Run from the folder that holds the checkout, or where ./casefold has
+# files, it refuses to mount over them.
 CF_NEEDS_ROOT="mounts as root, and as uid 65534 with /dev/fuse modes of its own"
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: $CF_NEEDS_ROOT"
@@ -27,6 +29,22 @@ unmount() {
 	for _ in $(seq 100); do mounted || return 0; sleep 0.05; done
 	fail "$M is still mounted"
 }
+
+# From the folder that holds a checkout named casefold: ./casefold is the
+# checkout, which must not be mounted over.
+mkdir "$T/holder" && ln -s "$CF_ROOT" "$T/holder/casefold"
+(cd "$T/holder" && casefold/scripts/quickstart) >"$T/out" 2>&1 &&
+	fail "quickstart mounted over its own checkout: $(cat "$T/out")"
+grep -qF "$T/holder/casefold is this checkout itself: run scripts/quickstart from inside it" "$T/out" ||
+	fail "quickstart beside its checkout: $(cat "$T/out")"
+[ -z "$(findmnt -n --mountpoint "$T/holder/casefold")" ] || fail "mounted over the checkout"
+rm "$T/holder/casefold"
+mkdir "$T/holder/casefold" && echo keep >"$T/holder/casefold/notes"
+(cd "$T/holder" && "$CF_ROOT/scripts/quickstart") >"$T/out" 2>&1 &&
+	fail "quickstart mounted over a directory with files: $(cat "$T/out")"
+grep -qF "$T/holder/casefold is a directory with files: mounting there would hide them" "$T/out" ||
+	fail "quickstart over files: $(cat "$T/out")"
+[ "$(cat "$T/holder/casefold/notes")" = keep ] || fail "the files were hidden"
 
 quickstart || { cat "$T/out" >&2; fail "quickstart failed"; }
 mounted || fail "quickstart did not mount $M"
@@ -74,10 +92,15 @@ quickstart() {
 }
 
 # A machine where only root may open /dev/fuse (the kernel's mode 0600, no
-# udev rule): quickstart says why it cannot mount and what root must do.
+# udev rule): quickstart still builds everything, then says why it cannot
+# mount and what root must do.
 fuse_bind 0600
+[ "$src" = "$CF_ROOT" ] || rm -f "$src/build/casefold"   # the copy: quickstart must rebuild it
 quickstart && fail "quickstart as uid 65534 with /dev/fuse 0600 succeeded: $(cat "$T/out")"
-for says in "cannot mount as nobody: /dev/fuse is mode 600" "sudo chmod 0666 /dev/fuse" \
+as_nobody "$src/build/casefold" cmp --nocase README readme >/dev/null ||
+	fail "quickstart with /dev/fuse 0600 left no working build/casefold: $(cat "$T/out")"
+for says in "built $src/build/casefold and $src/build/casefoldfs (the casefold tool works without FUSE)" \
+	"cannot mount as nobody: /dev/fuse is mode 600" "sudo chmod 0666 /dev/fuse" \
 	'KERNEL=="fuse", MODE="0666"' "udevadm trigger"; do
 	grep -qF "$says" "$T/out" || fail "quickstart with /dev/fuse 0600 does not say '$says': $(cat "$T/out")"
 done
