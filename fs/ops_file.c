@@ -583,7 +583,7 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_err(req, -fd);
 		return;
 	}
-	n = xattrs_list(path, ours, &list);
+	n = xattrs_list(req, path, ours, &list);
 	inode_unpin(&fs->nodes, in, fd);
 	xattrs_reply(req, size, list, n);
 	free(list);

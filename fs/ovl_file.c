@@ -270,7 +270,7 @@ void ovl_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	ssize_t n = fd == -ENODATA ? 0 : fd;
 
 	if (fd >= 0) {
-		n = xattrs_list(proc, marker_is_ours, &list);
+		n = xattrs_list(req, proc, marker_is_ours, &list);
 		close(fd);
 	}
 	xattrs_reply(req, size, list, n);

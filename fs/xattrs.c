@@ -1,18 +1,37 @@
 /* Extended attributes as a mount shows them. */
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
 
+#include "caller.h"
 #include "xattrs.h"
 
 /*
- * Reads path's whole name list, dropping the names hidden() claims;
- * returns its length (*out allocated) or -errno.
+ * Whether the caller of req may see the name: a trusted.* name only with
+ * CAP_SYS_ADMIN, as ext4 lists them (the daemon reads them all, as root).
+ * *asked caches the answer, which costs a read of /proc, for one list.
  */
-ssize_t xattrs_list(const char *path, bool (*hidden)(const char *name), char **out)
+static bool visible(fuse_req_t req, const char *name, int *asked)
+{
+	if (strncmp(name, "trusted.", 8) != 0)
+		return true;
+	if (*asked < 0)
+		*asked = caller_capable(req, CAP_SYS_ADMIN);
+	return *asked;
+}
+
+/*
+ * Reads path's whole name list, dropping the names hidden() claims and
+ * those the caller of req may not see; returns its length (*out
+ * allocated) or -errno.
+ */
+ssize_t xattrs_list(fuse_req_t req, const char *path, bool (*hidden)(const char *name),
+		    char **out)
 {
 	ssize_t n, kept = 0;
+	int asked = -1;
 	char *buf;
 
 	for (;;) {
@@ -32,7 +51,7 @@ ssize_t xattrs_list(const char *path, bool (*hidden)(const char *name), char **o
 	for (char *p = buf; p < buf + n; p += strlen(p) + 1) {
 		size_t len = strlen(p) + 1;
 
-		if (!hidden(p)) {
+		if (!hidden(p) && visible(req, p, &asked)) {
 			memmove(buf + kept, p, len);
 			kept += (ssize_t)len;
 		}

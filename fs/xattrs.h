@@ -1,7 +1,7 @@
 /*
  * Extended attributes as both kinds of mount show them (xattrs.c): a name
- * list with the daemon's own names left out, and the rule of a GETXATTR or
- * LISTXATTR reply.
+ * list without the daemon's own names nor those the caller may not see,
+ * and the rule of a GETXATTR or LISTXATTR reply.
  */
 #ifndef CFS_XATTRS_H
 #define CFS_XATTRS_H
@@ -11,7 +11,8 @@
 
 #include "lowlevel.h"
 
-ssize_t xattrs_list(const char *path, bool (*hidden)(const char *name), char **out);
+ssize_t xattrs_list(fuse_req_t req, const char *path, bool (*hidden)(const char *name),
+		    char **out);
 void xattrs_reply(fuse_req_t req, size_t size, const char *buf, ssize_t n);
 
 #endif /* CFS_XATTRS_H */
