@@ -9,12 +9,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dir.h"
@@ -491,11 +493,35 @@ int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir)
 }
 
 /*
+ * Whether a refused chattr +F on dir may be logged now: once a minute per
+ * directory, and once a second in all (a directory the kernel forgets
+ * comes back with a fresh record), since any user may repeat the ioctl as
+ * fast as it likes and the log is everyone's (dir's lock held).
+ */
+static bool refusal_loggable(struct cfs_inode *dir)
+{
+	static _Atomic time_t last;
+	struct timespec now;
+	time_t was;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	now.tv_sec += 60;  /* never 0, and a fresh record may log at once */
+	if (dir->d->refusal_logged && now.tv_sec - dir->d->refusal_logged < 60)
+		return false;
+	was = atomic_load(&last);
+	if (was == now.tv_sec || !atomic_compare_exchange_strong(&last, &was, now.tv_sec))
+		return false;
+	dir->d->refusal_logged = now.tv_sec;
+	return true;
+}
+
+/*
  * -o casefold_nonempty: whether the non-empty directory dir may become +F
  * (dir's lock held, which keeps out every creation and rename through the
  * mount until the flag is stored): 0 when no two of its names are equal
  * under folding and every name can be folded, else -ENOTEMPTY, as ext4,
- * with the names logged (by the index that finds them) and what to do.
+ * with one line logged (at most once a minute per directory) that names
+ * the first finding and says what to do.
  */
 int dir_may_casefold(struct cfs *fs, struct cfs_inode *dir)
 {
@@ -508,23 +534,25 @@ int dir_may_casefold(struct cfs *fs, struct cfs_inode *dir)
 
 	if (!idx)
 		return -ENOMEM;
+	dirindex_quiet(idx);
 	err = fstat(dir->d->fd, &st) < 0 ? -errno : 0;
 	if (err == 0)
 		err = dirindex_refresh(idx, &fs->names, names_rule(&fs->names, true), dir->d->fd,
 				       dir == fs->nodes.root, &st);
 	if (err == 0)
 		found = dirindex_findings(idx);
+	if (err == 0 && found > 0 && refusal_loggable(dir)) {
+		fd_procpath(dir->d->fd, proc);
+		n = readlink(proc, path, sizeof(path) - 1);
+		path[n > 0 ? n : 0] = '\0';
+		fuse_log(FUSE_LOG_WARNING, "casefoldfs: chattr +F refused on the non-empty "
+			 "directory %s (backing inode %lu): %zu of its names are equal under folding "
+			 "to another or cannot be folded (%s); list them with `casefold audit %s`, "
+			 "rename one of each pair and retry, or make a whole tree case-insensitive "
+			 "with `casefold convert` (said at most once a minute)\n",
+			 n > 0 ? path : "?", (unsigned long)dir->ino, found,
+			 dirindex_first(idx) ? dirindex_first(idx) : "?", n > 0 ? path : "DIR");
+	}
 	dirindex_free(idx);
-	if (err < 0 || found == 0)
-		return err;
-	fd_procpath(dir->d->fd, proc);
-	n = readlink(proc, path, sizeof(path) - 1);
-	path[n > 0 ? n : 0] = '\0';
-	fuse_log(FUSE_LOG_WARNING, "casefoldfs: chattr +F refused on the non-empty directory %s "
-		 "(backing inode %lu): %zu of its names are equal under folding to another "
-		 "or cannot be folded (named above); list them with `casefold audit %s`, "
-		 "rename one of each pair and retry, or make a whole tree case-insensitive "
-		 "with `casefold convert`\n", n > 0 ? path : "?", (unsigned long)dir->ino,
-		 found, n > 0 ? path : "DIR");
-	return -ENOTEMPTY;
+	return err < 0 ? err : found > 0 ? -ENOTEMPTY : 0;
 }

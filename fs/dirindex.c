@@ -84,6 +84,8 @@ struct cfs_dirindex {
 	size_t collisions;      /* fold-equal names met since the last rebuild */
 	size_t unreachable;     /* names the rule refuses (strict), likewise */
 	size_t rebuilds;        /* readdirs of the whole directory, for tests */
+	bool quiet;             /* findings are not logged; the first is kept: */
+	char *first;            /* what it found first, or NULL */
 	struct timespec mtime;  /* backing directory when last complete */
 	size_t bytes;           /* what it holds, allocated */
 	atomic_bool used;       /* CLOCK: used since the hand last passed */
@@ -204,6 +206,7 @@ void dirindex_free(struct cfs_dirindex *idx)
 	pthread_mutex_unlock(&ring.lock);
 	clear(idx);
 	account(idx, 0, sizeof(*idx));
+	free(idx->first);
 	free(idx);
 }
 
@@ -297,7 +300,17 @@ static struct entry *arena_entry(struct cfs_dirindex *idx, size_t len)
 
 static bool log_finding(const struct cfs_dirindex *idx)
 {
-	return idx->collisions + idx->unreachable <= FINDINGS_LOGGED;
+	return !idx->quiet && idx->collisions + idx->unreachable <= FINDINGS_LOGGED;
+}
+
+/* A quiet index keeps only its first finding, for its user to report. */
+static void keep_first(struct cfs_dirindex *idx, const char *a, const char *b)
+{
+	if (!idx->quiet || idx->first)
+		return;
+	if (b ? asprintf(&idx->first, "\"%s\" and \"%s\" are equal under folding", a, b) < 0
+	      : asprintf(&idx->first, "\"%s\" cannot be folded", a) < 0)
+		idx->first = NULL;
 }
 
 /*
@@ -308,6 +321,7 @@ static void report_collision(struct cfs_dirindex *idx, const struct entry *g,
 			     const struct entry *e)
 {
 	idx->collisions++;
+	keep_first(idx, g->name, e->name);
 	if (log_finding(idx))
 		fuse_log(FUSE_LOG_WARNING,
 			 "casefoldfs: stored names \"%s\" and \"%s\" are equal under "
@@ -346,6 +360,7 @@ static struct entry *least_of(struct entry *g)
 static void report_unreachable(struct cfs_dirindex *idx, const char *name)
 {
 	idx->unreachable++;
+	keep_first(idx, name, NULL);
 	if (log_finding(idx))
 		fuse_log(FUSE_LOG_WARNING, "casefoldfs: stored name \"%s\" is not valid "
 			 "UTF-8 and cannot be reached (strict_encoding)\n", name);
@@ -482,7 +497,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cf
 		else
 			link_entry(idx, nm, rule, e);
 	}
-	if (!log_finding(idx))
+	if (!idx->quiet && !log_finding(idx))
 		fuse_log(FUSE_LOG_WARNING, "casefoldfs: in all, %zu stored names equal under "
 			 "folding to another and %zu unreachable in one directory\n",
 			 idx->collisions, idx->unreachable);
@@ -616,4 +631,19 @@ int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len)
 size_t dirindex_findings(const struct cfs_dirindex *idx)
 {
 	return idx->collisions + idx->unreachable;
+}
+
+/*
+ * Logs nothing of what it finds, keeping the first finding for the caller
+ * to report (dirindex_first): for a check a user can repeat at will.
+ */
+void dirindex_quiet(struct cfs_dirindex *idx)
+{
+	idx->quiet = true;
+}
+
+/* A quiet index's first finding, described, or NULL. */
+const char *dirindex_first(const struct cfs_dirindex *idx)
+{
+	return idx->first;
 }

@@ -36,6 +36,8 @@ bool dirindex_current(const struct cfs_dirindex *idx, const struct stat *st);
 void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st);
 int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len);
 size_t dirindex_findings(const struct cfs_dirindex *idx);
+void dirindex_quiet(struct cfs_dirindex *idx);
+const char *dirindex_first(const struct cfs_dirindex *idx);
 
 /* Which directory an index describes, for the parking lot. */
 struct dirpark_owner {

@@ -107,6 +107,7 @@ static int dir_record_init(struct cfs_inode *dir, int fd, const struct stat *st)
 	d->fd = -1;
 	d->wd = -1;
 	d->gone_reported = false;
+	d->refusal_logged = 0;
 	o = park_owner(dir, st->st_dev, st->st_ino);
 	d->index = dirpark_take(&o);
 	dirindex_set_owner(d->index, &d->lock);

@@ -41,6 +41,8 @@ struct cfs_dir {
 	struct cfs_dirindex *index; /* NULL until first needed; lock */
 	struct cfs_dcache dcache;   /* lock */
 	int wd;                 /* inotify watch, or -1 (watch.c); lock */
+	time_t refusal_logged;  /* monotonic seconds of the last refused
+				   chattr +F logged (dir_may_casefold); lock */
 };
 
 /* An id the kernel knows a node by (ids.c): the node's own, or an alias. */

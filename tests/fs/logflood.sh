@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Repeated refusals cannot flood the log (issue 34, finding 5): under
+# -o casefold_nonempty, chattr +F on a directory holding Save.dat and
+# save.dat is refused (ENOTEMPTY) with one log line that names the pair,
+# and an attacker repeating it as fast as it can for 3 s adds no other line
+# (at most one per directory per minute; 4,000-7,500 lines before).
+# Against root's daemon (attacked by uid 65534), then a user's daemon
+# (uid 65534, allow_other; attacked by uid 4242).
+set -u
+. "$(dirname "$0")/attack.sh"
+[ -z "$CF_UNPRIV" ] || skip "root sets the stage for two users here"
+
+chmod 755 "$T"
+mkdir "$B/atk" && touch "$B/atk/Save.dat" "$B/atk/save.dat"
+chown -R $attacker_id "$B/atk"
+if [ "$mode" = user ]; then
+	chown 65534:65534 "$B" "$M"
+	CFS_AS=65534 cfs_mount -o allow_other,casefold_nonempty
+else
+	cfs_mount -o allow_other,casefold_nonempty
+fi
+before=$(wc -l < "$T/daemon.log")
+out=$(attacker chattr +F "$M/atk" 2>&1) && fail "chattr +F on fold-equal names worked"
+echo "$out" | grep -q "not empty" || fail "not ENOTEMPTY: $out"
+tries=$(attacker bash -c 'n=0; end=$((SECONDS + 3)); while [ $SECONDS -lt $end ]; do
+	chattr +F "$1" 2>/dev/null; n=$((n + 1)); done; echo $n' - "$M/atk")
+lines=$(($(wc -l < "$T/daemon.log") - before))
+echo "$mode's daemon: $((tries + 1)) refused chattr +F in 3 s, $lines log lines"
+grep -q '"Save.dat" and "save.dat"\|"save.dat" and "Save.dat"' "$T/daemon.log" ||
+	fail "the refusal does not name the pair: $(cat "$T/daemon.log")"
+[ "$tries" -ge 50 ] || fail "only $tries attempts: the attack did not run"
+[ "$lines" = 1 ] || fail "$lines log lines for $((tries + 1)) refusals: $(tail -5 "$T/daemon.log")"
+lsattr -d "$B/atk" 2>/dev/null | grep -q '^[^ ]*F' && fail "the refused flag is set"
+CFS_AS=$([ "$mode" = user ] && echo 65534) cfs_umount
+[ "$mode" = user ] || CF_AVAIL_MODE=user "$0" || exit $?
