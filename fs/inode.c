@@ -147,11 +147,10 @@ int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd
 		nt->root_handle.fh.handle_bytes = 0;
 	nt->size = 1024;
 	nt->count = 0;
-	nt->held = 0;
 	nt->table = calloc(nt->size, sizeof(*nt->table));
 	if (!nt->table)
 		return -ENOMEM;
-	err = fdcache_init(&nt->fdc, fd_cache, &nt->lock);
+	err = fdcache_init(&nt->fdc, fd_cache, fd_cache, &nt->lock);
 	if (err < 0)
 		return err;
 	root = nt->root = calloc(1, sizeof(*root));
@@ -262,8 +261,6 @@ static void unhook(struct cfs_nodes *nt, struct cfs_inode *in)
 		nt->path_nodes--;
 	if (in->fde.slot >= 0)
 		fdcache_remove(&nt->fdc, &in->fde);
-	else if (in->fde.slot == FDC_HELD)
-		nt->held--;
 	handles_remove(nt, in);
 }
 
@@ -838,6 +835,19 @@ bool inode_any_path_nodes(struct cfs_nodes *nt)
  * a descriptor to it, since the name will not reach it afterwards.  A file
  * handle still opens an object that is unlinked but in use.
  */
+/*
+ * Whether in's object, which st describes, stays reachable without a held
+ * descriptor once name is removed (table lock held): a file with another
+ * link, reached by its handle or by a path locator naming another link.
+ * Hard links a user can make at will, and each held descriptor counts.
+ */
+static bool reached_otherwise(const struct cfs_inode *in, const struct stat *st,
+			      const char *name)
+{
+	return !S_ISDIR(st->st_mode) && st->st_nlink > 1 &&
+	       (in->handle_len || strcmp(in->name, name) != 0);
+}
+
 void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name)
 {
 	struct cfs_inode *in;
@@ -848,8 +858,8 @@ void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name)
 		return;
 	pthread_mutex_lock(&nt->lock);
 	in = find_locked(nt, st.st_dev, st.st_ino);
-	if (in && in != nt->root && (!in->handle_len || nt->hold_all) &&
-	    in->fde.slot != FDC_HELD)
+	if (in && in != nt->root && (!in->handle_len || nt->hold_all) && !in->fde.held &&
+	    !reached_otherwise(in, &st, name))
 		in->fde.pins++;
 	else
 		in = NULL;
@@ -868,9 +878,10 @@ int inode_stats(struct cfs_nodes *nt, char *buf, size_t len)
 
 	dirindex_memory(&ibytes, &ilimit, &ievicted);
 	pthread_mutex_lock(&nt->lock);
-	n = snprintf(buf, len, "nodes %zu ids %zu fds %u held %zu fd_cache %u handles %s "
-		     "index_bytes %zu index_limit %zu index_evictions %zu",
-		     nt->count, nt->ids_count, nt->fdc.used, nt->held, nt->fdc.cap,
+	n = snprintf(buf, len, "nodes %zu ids %zu fds %u held %u held_limit %u fd_cache %u "
+		     "handles %s index_bytes %zu index_limit %zu index_evictions %zu",
+		     nt->count, nt->ids_count, nt->fdc.cache.used, nt->fdc.held.used,
+		     nt->fdc.held.cap, nt->fdc.cache.cap,
 		     nt->use_handles ? "yes" : "no", ibytes, ilimit, ievicted);
 	pthread_mutex_unlock(&nt->lock);
 	return n < 0 || (size_t)n >= len ? -ERANGE : n;

@@ -70,7 +70,7 @@ struct cfs_alias {
  * A node holds no descriptor of its own, only a locator to reopen its
  * object with: a file handle, or (handle_len 0) the parent node and the
  * name last seen there.  Its descriptor, when it has one, is an entry of
- * the descriptor cache, or held outside it (FDC_HELD).
+ * the descriptor cache or of its held pool (the root's alone is FDC_HELD).
  */
 struct cfs_inode {
 	struct cfs_inode *next;   /* hash chain; table */
@@ -111,7 +111,6 @@ struct cfs_nodes {
 				       until forgotten */
 	size_t size;                /* buckets */
 	size_t count;               /* nodes, root excluded */
-	size_t held;                /* descriptors held outside the cache */
 	size_t path_nodes;          /* nodes with a path locator */
 	struct cfs_inode **htable;  /* nodes by file handle (handles.c) */
 	size_t hsize, hcount;

@@ -288,26 +288,28 @@ void inode_unpin(struct cfs_nodes *nt, struct cfs_inode *in, int fd)
 }
 
 /*
- * Keeps the node's descriptor outside the cache until the node is freed:
- * for an object about to lose the name (and maybe the handle) that
- * reaches it while the kernel still uses it.
+ * Keeps the node's descriptor in the held pool, where it stays until the
+ * node is freed unless the pool needs room for a newer one: for an object
+ * about to lose the name (and maybe the handle) that reaches it while the
+ * kernel still uses it.  A node whose descriptor gives way reaches its
+ * object only by handle, or not at all (ESTALE), as if it had none.
  */
 int inode_hold(struct cfs_nodes *nt, struct cfs_inode *in)
 {
-	int fd = inode_pin(nt, in);
+	int fd = inode_pin(nt, in), evicted;
+	bool held;
 
 	if (fd < 0)
 		return fd;
 	pthread_mutex_lock(&nt->lock);
-	if (in->fde.fd < 0) {
+	if (in->fde.fd < 0)
 		in->fde.fd = fd;        /* the pin's own descriptor becomes the node's */
-		nt->held++;
-	} else if (in->fde.slot >= 0) {
-		fdcache_remove(&nt->fdc, &in->fde);
-		nt->held++;
-	}
-	in->fde.slot = FDC_HELD;
+	evicted = fdcache_hold(&nt->fdc, &in->fde, &held);
+	if (!held && in->fde.slot < 0)
+		in->fde.fd = -1;        /* every held slot pinned: stays the pin's */
 	pthread_mutex_unlock(&nt->lock);
+	if (evicted >= 0)
+		close(evicted);
 	inode_unpin(nt, in, fd);
 	return 0;
 }

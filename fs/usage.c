@@ -23,7 +23,8 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "where the kernel could expire it (Linux 6.16+)" },
 	{ "fd_cache", "N",
 	  "backing descriptors kept open for reuse (default\n"
-	  "4096, at most a quarter of RLIMIT_NOFILE); the\n"
+	  "4096, at most a quarter of RLIMIT_NOFILE), and as\n"
+	  "many for removed objects still in use; the\n"
 	  "daemon's descriptors do not grow with the tree" },
 	{ "index_mem", "MIB",
 	  "memory for the name indexes of casefolded\n"
