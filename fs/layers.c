@@ -110,12 +110,15 @@ static int check_overlap(struct layers *ls, const char *workdir, const char *mou
 		return say(err, errlen, "out of memory");
 	for (i = 0; i < ls->n; i++)
 		real[i] = realpath(ls->l[i].path, NULL);
-	if (workdir)
-		real[n++] = realpath(workdir, NULL);
-	real[n++] = realpath(mountpoint, NULL);
+	/* The work directory is opened later: a missing one is named here. */
+	if (workdir && !(real[n++] = realpath(workdir, NULL)))
+		r = say(err, errlen, "workdir %s: %s (it must be an empty directory on "
+			"upperdir's filesystem)", workdir, strerror(errno));
+	if (r == 0 && !(real[n++] = realpath(mountpoint, NULL)))
+		r = say(err, errlen, "mount point %s: %s", mountpoint, strerror(errno));
 	for (i = 0; i < n && r == 0; i++) {
 		if (!real[i]) {
-			r = say(err, errlen, "cannot resolve a tree's path: %s", strerror(errno));
+			r = say(err, errlen, "%s: cannot resolve its path", ls->l[i].path);
 			break;
 		}
 		for (j = 0; j < i && r == 0; j++)

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,13 +18,15 @@
 #include <linux/capability.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include "caps.h"
 #include "flagstore.h"
+#include "log.h"
+#include "mountcheck.h"
 #include "notice.h"
 #include "ops.h"
+#include "optcheck.h"
 #include "ovl.h"
 #include "usage.h"
 #include "watch.h"
@@ -39,15 +40,16 @@ struct cli {
 	int normalize_all;
 	int noepoch;            /* never rely on FUSE_NOTIFY_INC_EPOCH */
 	int nohandles;          /* path locators only (fs/README.md) */
-	unsigned fd_cache;      /* -o fd_cache=N; 0: the default */
-	unsigned index_mem;     /* -o index_mem=MiB; 0: the default */
+	char *fd_cache;         /* -o fd_cache=N, checked by optcheck_number */
+	char *index_mem;        /* -o index_mem=MiB */
 	char *flagstore;        /* -o flagstore=trusted|user, allocated by fuse_opt */
 	char *cache;            /* -o cache=auto|fanotify|inotify|timeout */
 	char *timeout;          /* -o timeout=SECONDS */
 	char *opens;            /* -o opens=daemon|kernel */
 	int case_rename;        /* issue 21: client behaviour beyond ext4's */
 	int casefold_nonempty;
-	unsigned nfs_nodes;     /* forgotten nodes kept for NFS handles */
+	char *nfs_nodes;        /* forgotten nodes kept for NFS handles */
+	char *logfile;          /* -o logfile=FILE: a detached daemon's messages */
 	char *lowerdir;         /* an overlay view (issue 25): its trees, top first */
 	char *upperdir;
 	char *workdir;
@@ -63,22 +65,26 @@ static const struct fuse_opt cli_spec[] = {
 	{ "normalize_all", offsetof(struct cli, normalize_all), 1 },
 	{ "noepoch", offsetof(struct cli, noepoch), 1 },
 	{ "nohandles", offsetof(struct cli, nohandles), 1 },
-	{ "fd_cache=%u", offsetof(struct cli, fd_cache), 0 },
-	{ "index_mem=%u", offsetof(struct cli, index_mem), 0 },
+	{ "fd_cache=%s", offsetof(struct cli, fd_cache), 0 },
+	{ "index_mem=%s", offsetof(struct cli, index_mem), 0 },
 	{ "flagstore=%s", offsetof(struct cli, flagstore), 0 },
 	{ "cache=%s", offsetof(struct cli, cache), 0 },
 	{ "timeout=%s", offsetof(struct cli, timeout), 0 },
 	{ "opens=%s", offsetof(struct cli, opens), 0 },
 	{ "case_rename", offsetof(struct cli, case_rename), 1 },
 	{ "casefold_nonempty", offsetof(struct cli, casefold_nonempty), 1 },
-	{ "nfs_nodes=%u", offsetof(struct cli, nfs_nodes), 0 },
+	{ "nfs_nodes=%s", offsetof(struct cli, nfs_nodes), 0 },
+	{ "logfile=%s", offsetof(struct cli, logfile), 0 },
 	{ "lowerdir=%s", offsetof(struct cli, lowerdir), 0 },
 	{ "upperdir=%s", offsetof(struct cli, upperdir), 0 },
 	{ "workdir=%s", offsetof(struct cli, workdir), 0 },
 	FUSE_OPT_END
 };
 
-/* The first non-option is BACKING; the second stays for fuse_parse_cmdline. */
+/*
+ * The first non-option is BACKING; the second stays for fuse_parse_cmdline.
+ * Other options are libfuse's, unless they look like a typo of a known one.
+ */
 static int cli_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
 	struct cli *cli = data;
@@ -92,7 +98,33 @@ static int cli_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		cli->backing = arg;
 		return 0;
 	}
+	if (key == FUSE_OPT_KEY_OPT && optcheck_unknown(arg) < 0)
+		return -1;
 	return 1;
+}
+
+/*
+ * The numbers of the command line, in their ranges.  fd_cache: the cache
+ * never takes more than a quarter of RLIMIT_NOFILE anyway, and no process
+ * has more than 2^20 descriptors by default (fs.nr_open); index_mem: up
+ * to 1 TiB; nfs_nodes: up to 100 million, about 10 GB.
+ */
+struct numbers {
+	uint64_t fd_cache;      /* 0: the default */
+	uint64_t index_mem;     /* MiB; 0: the default */
+	uint64_t nfs_nodes;
+};
+
+static int parse_numbers(const struct cli *cli, struct numbers *n)
+{
+	static const struct optcheck_range fd_cache = { "fd_cache", 16, 1 << 20, "descriptors" };
+	static const struct optcheck_range index_mem = { "index_mem", 1, 1 << 20, "MiB" };
+	static const struct optcheck_range nfs_nodes = { "nfs_nodes", 0, 100000000, "objects" };
+
+	*n = (struct numbers){ 0 };
+	return optcheck_number(&fd_cache, cli->fd_cache, &n->fd_cache) < 0 ||
+	       optcheck_number(&index_mem, cli->index_mem, &n->index_mem) < 0 ||
+	       optcheck_number(&nfs_nodes, cli->nfs_nodes, &n->nfs_nodes) < 0 ? -1 : 0;
 }
 
 /*
@@ -103,7 +135,7 @@ static int cli_proc(void *data, const char *arg, int key, struct fuse_args *outa
 #define FD_CACHE_DEFAULT 4096
 #define FD_CACHE_MIN 16
 
-static uint32_t fd_cache_size(unsigned asked)
+static uint32_t fd_cache_size(uint64_t asked)
 {
 	uint64_t cap = asked ? asked : FD_CACHE_DEFAULT;
 	struct rlimit rl;
@@ -234,7 +266,7 @@ static int setup_cache(struct cfs *fs, const struct cli *cli, int rootfd)
 }
 
 /* Settles the options from the superblock and the command line. */
-static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
+static int setup_fs(struct cfs *fs, const struct cli *cli, const struct numbers *num, int rootfd)
 {
 	struct cfs_options given = {
 		.strict = cli->strict,
@@ -282,18 +314,18 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, int rootfd)
 		fprintf(stderr, "casefoldfs: encoding %s: %s\n", fs->opt.encoding, cf_strerror(r));
 		return -1;
 	}
-	if (cli->index_mem)
-		dirindex_set_limit((size_t)cli->index_mem << 20);
+	if (num->index_mem)
+		dirindex_set_limit((size_t)num->index_mem << 20);
 	fs->flush_writers = !backing_local(rootfd);
 	fs->case_rename = cli->case_rename;
 	fs->casefold_nonempty = cli->casefold_nonempty;
 	dent_init(&fs->dentries, cli->noepoch);
-	r = inode_table_init(&fs->nodes, rootfd, !cli->nohandles, fd_cache_size(cli->fd_cache));
+	r = inode_table_init(&fs->nodes, rootfd, !cli->nohandles, fd_cache_size(num->fd_cache));
 	if (r < 0) {
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli->backing, strerror(-r));
 		return -1;
 	}
-	fs->nodes.keep_max = cli->nfs_nodes;
+	fs->nodes.keep_max = num->nfs_nodes;
 	return setup_cache(fs, cli, rootfd);
 }
 
@@ -327,26 +359,6 @@ static void raise_fd_limit(void)
 	}
 }
 
-/*
- * A detached daemon has no stderr (fuse_daemonize points it at /dev/null):
- * its messages go to syslog.  libfuse's levels are syslog's priorities.
- */
-static void log_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
-{
-	static const char prefix[] = "casefoldfs: ";
-	char msg[1024];
-	const char *m = msg;
-	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
-
-	if (n < 0)
-		return;
-	/* Written for stderr: syslog adds the name and ends the line itself. */
-	if (strncmp(msg, prefix, sizeof(prefix) - 1) == 0)
-		m += sizeof(prefix) - 1;
-	msg[strcspn(msg, "\n")] = '\0';
-	syslog((int)level, "%s", m);
-}
-
 #define MAX_THREADS_DEFAULT 64
 
 /* What a session serves: a tree's mount (fs), or an overlay view. */
@@ -374,10 +386,8 @@ static int run_session(const struct daemon *dm, struct fuse_args *args,
 		goto out_session;
 	if (fuse_session_mount(se, co->mountpoint) != 0)
 		goto out_signals;
-	if (!co->foreground) {
-		openlog("casefoldfs", LOG_PID, LOG_DAEMON);
-		fuse_set_log_func(log_syslog);
-	}
+	if (!co->foreground)
+		log_detach();
 	fuse_daemonize(co->foreground);
 	/*
 	 * libfuse's default pool is 10 workers, and any backing call that
@@ -463,6 +473,9 @@ static int run_view(struct cli *cli, struct fuse_args *args, struct fuse_cmdline
 		fprintf(stderr, "casefoldfs: -o %s does not apply to an overlay view\n", bad);
 		return 1;
 	}
+	if (mountcheck(co->mountpoint) < 0 ||
+	    log_choose(cli->logfile, co->mountpoint) < 0)
+		return 1;
 	if (layers_open(&v.layers, cli->lowerdir, cli->upperdir, cli->workdir, co->mountpoint,
 			err, sizeof(err)) < 0) {
 		fprintf(stderr, "casefoldfs: %s\n", err);
@@ -500,6 +513,7 @@ int main(int argc, char *argv[])
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts co = { 0 };
 	struct cli cli = { 0 };
+	struct numbers num;
 	struct cfs fs = { 0 };
 	int rootfd = -1, ret = 1;
 
@@ -531,6 +545,8 @@ int main(int argc, char *argv[])
 		ret = 0;
 		goto out;
 	}
+	if (parse_numbers(&cli, &num) < 0)
+		goto out;
 	if (cli.lowerdir) {
 		ret = run_view(&cli, &args, &co, argv[0]);
 		goto out;
@@ -543,13 +559,15 @@ int main(int argc, char *argv[])
 		cfs_usage_line(stderr, argv[0]);
 		goto out;
 	}
+	if (mountcheck(co.mountpoint) < 0 || log_choose(cli.logfile, co.mountpoint) < 0)
+		goto out;
 	rootfd = open(cli.backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
 		fprintf(stderr, "casefoldfs: %s: %s\n", cli.backing, strerror(errno));
 		goto out;
 	}
 	raise_fd_limit();
-	if (setup_fs(&fs, &cli, rootfd) < 0) {
+	if (setup_fs(&fs, &cli, &num, rootfd) < 0) {
 		close(rootfd);
 		goto out;
 	}
@@ -571,6 +589,10 @@ out:
 	free(cli.lowerdir);
 	free(cli.upperdir);
 	free(cli.workdir);
+	free(cli.fd_cache);
+	free(cli.index_mem);
+	free(cli.nfs_nodes);
+	free(cli.logfile);
 	free(co.mountpoint);
 	fuse_opt_free_args(&args);
 	return ret;

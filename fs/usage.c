@@ -22,15 +22,17 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "no dentry caching in casefolded directories, even\n"
 	  "where the kernel could expire it (Linux 6.16+)" },
 	{ "fd_cache", "N",
-	  "backing descriptors kept open for reuse (default\n"
-	  "4096, at most a quarter of RLIMIT_NOFILE), and as\n"
-	  "many for removed objects still in use; the\n"
-	  "daemon's descriptors do not grow with the tree" },
+	  "backing descriptors kept open for reuse, 16 to\n"
+	  "1048576 (default 4096, at most a quarter of\n"
+	  "RLIMIT_NOFILE), and as many for removed objects\n"
+	  "still in use; the daemon's descriptors do not\n"
+	  "grow with the tree" },
 	{ "index_mem", "MIB",
 	  "memory for the name indexes of casefolded\n"
-	  "directories, in MiB (default 128, about a million\n"
-	  "names of 40 bytes); least recently used indexes\n"
-	  "are dropped and rebuilt when needed" },
+	  "directories, in MiB, 1 to 1048576 (default 128,\n"
+	  "about a million names of 40 bytes); least\n"
+	  "recently used indexes are dropped and rebuilt\n"
+	  "when needed" },
 	{ "nohandles", NULL,
 	  "find objects again by parent and name, never by\n"
 	  "file handle (what an unprivileged daemon does)" },
@@ -75,8 +77,13 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "file handles are not 32-bit inode and generation\n"
 	  "(tmpfs, btrfs): keep up to N objects the kernel has\n"
 	  "forgotten (about 100 bytes each), so that NFS\n"
-	  "clients' file handles of them stay valid (default\n"
-	  "0: such handles are stale; needs file handles)" },
+	  "clients' file handles of them stay valid (0 to\n"
+	  "100000000; default 0: such handles are stale;\n"
+	  "needs file handles)" },
+	{ "logfile", "FILE",
+	  "where the detached daemon appends its messages\n"
+	  "(default: syslog, or without one the file named\n"
+	  "at mount time)" },
 	{ "lowerdir", "DIR[:DIR...]",
 	  "mount an overlay view instead of BACKING: one\n"
 	  "case-insensitive tree over these trees, top first\n"
@@ -123,8 +130,11 @@ const char *const cfs_usage_notes[] = {
 	"under casefold=ENCODING; the trees need no flags and may be on any\n"
 	"filesystems, but must not change while the view is mounted.  Whiteouts\n"
 	"and opaque directories are overlayfs's (user.overlay.* xattrs).",
-	"Without -f the daemon detaches and logs to syslog; with -f (or -d) it\n"
-	"stays in the foreground and logs to standard error.",
+	"Without -f the daemon detaches and logs to syslog (journalctl -t casefoldfs,\n"
+	"or /var/log/syslog), or to -o logfile=FILE.  Where no system log listens\n"
+	"on /dev/log, it says so at mount time and logs to /var/log/casefoldfs.log\n"
+	"(root) or ~/.local/state/casefoldfs.log ($XDG_STATE_HOME; a user).  With\n"
+	"-f (or -d) it stays in the foreground and logs to standard error.",
 	NULL,
 };
 

@@ -10,7 +10,7 @@
 # behave as itself: empty, +F, usable by every spelling.
 . "$(dirname "$0")/lib.sh"
 
-cfs_mount -o fd_cache=4
+cfs_mount -o fd_cache=16
 cd "$M" || fail "cd"
 casefolded ci
 mkdir ci/Old && touch ci/Old/Inside || fail "setup"
