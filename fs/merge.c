@@ -6,6 +6,8 @@
  * overlayfs merges them but by group rather than by exact name:
  *  - the first tree (top first) holding a name of a group gives the entry
  *    the view shows; a whiteout there hides the group below;
+ *  - a name below is hidden (or merged) by the entry above of its very
+ *    spelling, else by the top tree's smallest spelling (cover());
  *  - a directory below a directory that is not opaque is merged into it,
  *    until a tree holds a non-directory or whiteout of the group (or an
  *    opaque directory, which its own build sees): the entry is closed;
@@ -199,6 +201,64 @@ static uint32_t group(const struct merge *m, const struct cfs_names *nm, struct 
 	return best;
 }
 
+/*
+ * The entry of the trees above layer that hides (or merges) name, a name of
+ * layer's directory: the one of its very spelling, shown or a whiteout,
+ * else the top tree's bytewise smallest of the group, whiteouts included;
+ * MERGE_NONE if no tree above holds the group.  Exact spellings first is
+ * what keeps fold-equal twins of one lower directory apart once the view
+ * has copied them up or whited one out (fs/README.md, "the rule for
+ * twins"); the smallest spelling is the one that hid the group when the
+ * top tree's names were all lower ones.
+ */
+static uint32_t cover(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
+		      uint64_t key, unsigned layer)
+{
+	uint32_t best = MERGE_NONE;
+
+	if (!m->nbuckets)
+		return MERGE_NONE;
+	for (uint32_t i = m->bucket[(uint32_t)key & (m->nbuckets - 1)]; i != MERGE_NONE;
+	     i = m->e[i].next) {
+		const struct merge_entry *e = &m->e[i];
+		const char *s = m->arena + e->name;
+
+		if (e->hash != key || e->layer >= layer ||
+		    !names_match(nm, CFS_FOLD, s, strlen(s), name->s, name->len))
+			continue;
+		if (strcmp(s, name->s) == 0)
+			return i;
+		if (best == MERGE_NONE || e->layer < m->e[best].layer ||
+		    (e->layer == m->e[best].layer && strcmp(s, m->arena + m->e[best].name) < 0))
+			best = i;
+	}
+	return best;
+}
+
+/*
+ * The next shown entry after `after` (MERGE_NONE: the first) of entry
+ * idx's group, idx excluded: its fold-equal twins.
+ */
+uint32_t merge_twin(const struct merge *m, const struct cfs_names *nm, uint32_t idx,
+		    uint32_t after)
+{
+	const struct merge_entry *g = &m->e[idx];
+	const char *gs = m->arena + g->name;
+	size_t glen = strlen(gs);
+	uint32_t i = after == MERGE_NONE ? m->bucket[(uint32_t)g->hash & (m->nbuckets - 1)]
+					 : m->e[after].next;
+
+	for (; i != MERGE_NONE; i = m->e[i].next) {
+		const char *s = m->arena + m->e[i].name;
+
+		if (i != idx && m->e[i].hash == g->hash &&
+		    !(m->e[i].flags & (MERGE_WHITEOUT | MERGE_FREE)) &&
+		    names_match(nm, CFS_FOLD, s, strlen(s), gs, glen))
+			return i;
+	}
+	return MERGE_NONE;
+}
+
 /* The shown entry name finds, or MERGE_NONE; *whiteout as for group(). */
 uint32_t merge_find(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
 		    uint32_t *whiteout)
@@ -243,10 +303,10 @@ static int read_one(struct merge *m, const struct cfs_names *nm, const struct la
 	if (dotwh && !*dotwh)
 		return 1;
 	key = key_of(nm, &name);
-	top = group(m, nm, &name, key, NULL);
+	top = cover(m, nm, &name, key, layer);
 	if (type == DT_UNKNOWN && fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		type = IFTODT(st.st_mode);
-	if (top == MERGE_NONE || m->e[top].layer == layer)
+	if (top == MERGE_NONE)
 		return add_keyed(m, &name, key, layer, type, layer_ino(ls, layer, de->d_ino),
 				 (wh ? MERGE_WHITEOUT : 0) | (dotwh ? MERGE_DOTWH : 0)) ==
 		       MERGE_NONE ? -ENOMEM : 0;

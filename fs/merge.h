@@ -50,6 +50,8 @@ uint32_t merge_find(const struct merge *m, const struct cfs_names *nm, struct cf
 		    uint32_t *whiteout);
 uint32_t merge_add(struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
 		   unsigned layer, unsigned char type, uint64_t ino, unsigned flags);
+uint32_t merge_twin(const struct merge *m, const struct cfs_names *nm, uint32_t idx,
+		    uint32_t after);
 void merge_remove(struct merge *m, uint32_t idx);
 void merge_raise(struct merge *m, uint32_t idx);
 void merge_hide(struct merge *m, uint32_t idx);

@@ -66,7 +66,7 @@ static struct view_node *find_node(struct view *v, struct view_node *dir, struct
 void ovl_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct view *v = view_of(req);
-	struct view_node *dir = view_node(v, parent), *n;
+	struct view_node *dir = view_node(v, parent), *n, *linked;
 	struct cfs_name cn = names_name(name);
 	struct fuse_entry_param e;
 	double ttl = 0.0;
@@ -91,6 +91,11 @@ void ovl_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		view_forget(v, n, 1);
 		fuse_reply_err(req, -r);
 		return;
+	}
+	linked = view_links(v, n, &e.attr);
+	if (linked != n) {
+		view_forget(v, n, 1);
+		e.ino = view_id(v, linked);
 	}
 	fuse_reply_entry(req, &e);
 }
@@ -251,6 +256,26 @@ static int check_new(struct view *v, struct cfs_name *cn)
 }
 
 /*
+ * In a directory with the set-group-ID bit, a new object takes the
+ * directory's group, and a new directory the bit too, as on ext4 (and
+ * overlayfs, which leaves it to the upper filesystem).  The kernel has
+ * already dropped the bit from a file's mode where the caller may not set
+ * it.
+ */
+static int inherit_group(struct view *v, struct view_node *dir, gid_t *gid, mode_t *mode)
+{
+	struct stat st;
+	int r = view_stat(v, dir, &st);
+
+	if (r < 0 || !(st.st_mode & S_ISGID))
+		return r;
+	*gid = st.st_gid;
+	if (S_ISDIR(*mode))
+		*mode |= S_ISGID;
+	return 0;
+}
+
+/*
  * Makes name in dir: the object whole in the work directory, then moved
  * into place over the group's whiteout, then entered in the index.  A
  * directory made where a lower tree had one of the group is opaque.
@@ -261,6 +286,7 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct cfs_name cn = names_name(name);
 	bool isdir = S_ISDIR(m->mode);
+	gid_t gid = ctx->gid;
 	uint32_t idx, wh;
 	unsigned flags = 0;
 	char tmp[32];
@@ -270,7 +296,8 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 	if (!v->layers.upper)
 		return -EROFS;
 	if ((r = check_new(v, &cn)) < 0 || (r = view_index(v, dir)) < 0 ||
-	    (r = upper_dir(v, dir)) < 0)
+	    (r = view_room(v, dir, cn.len)) < 0 || (r = upper_dir(v, dir)) < 0 ||
+	    (r = inherit_group(v, dir, &gid, &m->mode)) < 0)
 		return r;
 	pthread_mutex_lock(&dir->d->change);
 	pthread_mutex_lock(&v->lock);
@@ -281,7 +308,7 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 	r = idx != MERGE_NONE ? -EEXIST : 0;
 	upper_temp(tmp);
 	if (r == 0 && (r = make_object(v, tmp, m)) == 0 &&
-	    (m->link_from || (r = upper_own(v, tmp, ctx->uid, ctx->gid, m->mode)) == 0) &&
+	    (m->link_from || (r = upper_own(v, tmp, ctx->uid, gid, m->mode)) == 0) &&
 	    (!(flags & MERGE_OPAQUE) || (r = marker_set_opaque(v->layers.workfd, tmp)) == 0) &&
 	    (r = fstatat(v->layers.workfd, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0) == 0)
 		r = upper_place(v, dir, tmp, name, wh);
@@ -324,7 +351,9 @@ void ovl_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	struct view *v = view_of(req);
 	struct made m = { .mode = mode, .rdev = rdev, .fd = -1 };
 	struct view_node *n = NULL;
-	int r = make(v, req, view_node(v, parent), name, &m, &n);
+	/* A device 0/0 is the view's whiteout: overlayfs refuses it too. */
+	int r = S_ISCHR(mode) && rdev == 0 ? -EPERM
+					   : make(v, req, view_node(v, parent), name, &m, &n);
 
 	reply_made(req, v, n, r);
 }
@@ -408,6 +437,7 @@ struct found {
 	unsigned char type;
 	uint8_t flags;
 	bool merged;               /* a directory with lower ones merged into it */
+	bool twins;                /* other entries of its group are shown */
 	char stored[CFS_NAME_MAX + 1];
 };
 
@@ -424,6 +454,7 @@ static void find_entry(struct view *v, struct view_node *dir, struct cfs_name *c
 		f->type = e->type;
 		f->flags = e->flags;
 		f->merged = e->lower != MERGE_NONE;
+		f->twins = merge_twin(dir->d->index, &v->names, f->idx, MERGE_NONE) != MERGE_NONE;
 		snprintf(f->stored, sizeof(f->stored), "%s", merge_name(dir->d->index, f->idx));
 	}
 	pthread_mutex_unlock(&v->lock);
@@ -474,6 +505,30 @@ static void forget_entry(struct view_node *dir, uint32_t idx, bool whiteout)
 		merge_hide(dir->d->index, idx);
 	else
 		merge_remove(dir->d->index, idx);
+}
+
+/*
+ * Before a change to the lower entry f of dir that has fold-equal twins:
+ * the whole group is copied up (upper.c, raise_group), so that what the
+ * change leaves in the upper tree names only f.
+ */
+static int raise_twins(struct view *v, struct view_node *dir, const struct found *f)
+{
+	struct view_node *n;
+	int r;
+
+	if (f->idx == MERGE_NONE || !f->twins || f->layer == 0)
+		return 0;
+	pthread_mutex_lock(&v->lock);
+	n = view_child(v, dir, f->idx);
+	if (n)
+		n->nlookup++;
+	pthread_mutex_unlock(&v->lock);
+	if (!n)
+		return -ENOMEM;
+	r = n->d ? upper_dir(v, n) : upper_copy(v, n);
+	view_forget(v, n, 1);
+	return r;
 }
 
 /*
@@ -550,7 +605,7 @@ static int remove_name(struct view *v, struct view_node *dir, const char *name, 
 		return isdir ? -ENOTDIR : -EISDIR;
 	if (isdir && (r = check_empty(v, dir, &f, &child)) < 0)
 		return r;
-	if ((r = upper_dir(v, dir)) == 0) {
+	if ((r = upper_dir(v, dir)) == 0 && (r = raise_twins(v, dir, &f)) == 0) {
 		if (child)
 			view_lock2(dir, child);
 		else
@@ -762,7 +817,7 @@ static int rename_names(struct view *v, struct move *mv, unsigned flags)
 	if (!v->layers.upper)
 		return -EROFS;
 	if ((r = check_new(v, &mv->dcn)) < 0 || (r = view_index(v, mv->src)) < 0 ||
-	    (r = view_index(v, mv->dst)) < 0)
+	    (r = view_index(v, mv->dst)) < 0 || (r = view_room(v, mv->dst, mv->dcn.len)) < 0)
 		return r;
 	find_entry(v, mv->src, &mv->scn, &mv->s);
 	find_entry(v, mv->dst, &mv->dcn, &mv->d);
@@ -779,7 +834,8 @@ static int rename_names(struct view *v, struct move *mv, unsigned flags)
 	r = mv->node ? 0 : -ENOMEM;
 	if (r == 0 && mv->s.layer != 0)
 		r = upper_copy(v, mv->node);
-	if (r == 0 && (r = upper_dir(v, mv->src)) == 0 && (r = upper_dir(v, mv->dst)) == 0) {
+	if (r == 0 && (r = upper_dir(v, mv->src)) == 0 && (r = upper_dir(v, mv->dst)) == 0 &&
+	    (r = raise_twins(v, mv->dst, &mv->d)) == 0) {
 		view_lock2(mv->src, mv->dst);
 		find_entry(v, mv->src, &mv->scn, &mv->s);
 		find_entry(v, mv->dst, &mv->dcn, &mv->d);

@@ -122,27 +122,117 @@ static int raise_node(struct view *v, struct view_node *n, const char *tmp, bool
 	return r;
 }
 
-/* Gives directory n, whose parent the upper tree has, its upper copy. */
-static int copy_dir(struct view *v, struct view_node *n)
+/* The extended attributes a copy keeps: all but overlayfs's own. */
+static void copy_xattrs(int src, int dst)
 {
-	struct view_node *p = n->parent;
+	char names[4096], value[4096];
+	ssize_t len = flistxattr(src, names, sizeof(names));
+
+	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(names + i) + 1) {
+		ssize_t vl;
+
+		if (marker_is_ours(names + i))
+			continue;
+		vl = fgetxattr(src, names + i, value, sizeof(value));
+		if (vl >= 0)
+			fsetxattr(dst, names + i, value, (size_t)vl, 0);  /* best effort */
+	}
+}
+
+/* A directory's copy keeps its extended attributes too, as fuse-overlayfs's
+ * does (a user.* tag, a security label, an ACL). */
+static int copy_dir_xattrs(struct view *v, struct view_node *n, const char *tmp)
+{
+	int src = view_open(v, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), dst;
+
+	if (src == -EACCES)
+		return 0;  /* a daemon that may not read it cannot list them either */
+	if (src < 0)
+		return src;
+	dst = openat(v->layers.workfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dst < 0) {
+		close(src);
+		return -errno;
+	}
+	copy_xattrs(src, dst);
+	close(dst);
+	close(src);
+	return 0;
+}
+
+/* Gives directory n, whose parent the upper tree has, its upper copy
+ * (the parent's change lock held). */
+static int copy_dir_one(struct view *v, struct view_node *n)
+{
 	char tmp[32];
 	struct stat st;
 	int r;
 
-	pthread_mutex_lock(&p->d->change);
-	if (n->d->parts[0].layer == 0) {
-		pthread_mutex_unlock(&p->d->change);
+	if (n->d->parts[0].layer == 0)
 		return 0;
-	}
 	r = view_stat(v, n, &st);  /* mode, owner, times: what a copy keeps */
 	upper_temp(tmp);
 	if (r == 0 && mkdirat(v->layers.workfd, tmp, 0700) < 0)
 		r = -errno;
+	if (r == 0)
+		r = copy_dir_xattrs(v, n, tmp);
 	if (r == 0 && (r = copy_attrs(v, tmp, &st)) == 0)
 		r = raise_node(v, n, tmp, true);
 	if (r < 0)
 		layer_clear_work(v->layers.workfd, tmp);
+	return r;
+}
+
+static int copy_file_one(struct view *v, struct view_node *n);
+
+static int copy_one(struct view *v, struct view_node *n)
+{
+	return n->d ? copy_dir_one(v, n) : copy_file_one(v, n);
+}
+
+/*
+ * Copies n up and, with it, every other entry of its group that n's
+ * parent shows from a lower tree: fold-equal twins of one lower directory
+ * are copied up together, so that the upper tree holds every spelling of
+ * the group the view shows before any of them changes, and the index
+ * rebuilt at the next mount hides exactly what the live one hides (the
+ * rule for twins, fs/README.md).  The parent's change lock held.
+ */
+static int raise_group(struct view *v, struct view_node *n)
+{
+	struct view_node *p = n->parent;
+	uint32_t i = MERGE_NONE;
+	int r = copy_one(v, n);
+
+	while (r == 0) {
+		struct view_node *t = NULL;
+
+		pthread_mutex_lock(&v->lock);
+		do
+			i = n->gone || !p->d->index ? MERGE_NONE
+						    : merge_twin(p->d->index, &v->names, n->idx, i);
+		while (i != MERGE_NONE && merge_entry(p->d->index, i)->layer == 0);
+		if (i != MERGE_NONE && (t = view_child(v, p, i)))
+			t->nlookup++;
+		pthread_mutex_unlock(&v->lock);
+		if (i == MERGE_NONE)
+			break;
+		if (!t)
+			return -ENOMEM;
+		r = copy_one(v, t);
+		view_forget(v, t, 1);
+	}
+	return r;
+}
+
+/* Gives directory n, whose parent the upper tree has, its upper copy. */
+static int copy_dir(struct view *v, struct view_node *n)
+{
+	struct view_node *p = n->parent;
+	int r;
+
+	pthread_mutex_lock(&p->d->change);
+	r = raise_group(v, n);
 	pthread_mutex_unlock(&p->d->change);
 	return r;
 }
@@ -189,23 +279,6 @@ static int copy_data(int src, int dst, off_t size)
 	return n < 0 ? -errno : 0;
 }
 
-/* The extended attributes a copy keeps: all but overlayfs's own. */
-static void copy_xattrs(int src, int dst)
-{
-	char names[4096], value[4096];
-	ssize_t len = flistxattr(src, names, sizeof(names));
-
-	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(names + i) + 1) {
-		ssize_t vl;
-
-		if (marker_is_ours(names + i))
-			continue;
-		vl = fgetxattr(src, names + i, value, sizeof(value));
-		if (vl >= 0)
-			fsetxattr(dst, names + i, value, (size_t)vl, 0);  /* best effort */
-	}
-}
-
 /* Makes tmp, in the work directory, a copy of n's object (stat st). */
 static int copy_object(struct view *v, struct view_node *n, const char *tmp,
 		       const struct stat *st)
@@ -240,15 +313,31 @@ static int copy_object(struct view *v, struct view_node *n, const char *tmp,
 	return r;
 }
 
-/*
- * Copies the non-directory n up: its parent first, then the object, made
- * whole in the work directory and moved into place.
- */
+/* Copies the non-directory n up, its parent being there (its change
+ * lock held): made whole in the work directory and moved into place. */
+static int copy_file_one(struct view *v, struct view_node *n)
+{
+	struct stat st;
+	char tmp[32];
+	int r;
+
+	if (n->layer == 0)
+		return 0;
+	r = view_stat(v, n, &st);
+	upper_temp(tmp);
+	if (r == 0)
+		r = copy_object(v, n, tmp, &st);
+	if (r == 0 && (r = copy_attrs(v, tmp, &st)) == 0)
+		r = raise_node(v, n, tmp, false);
+	if (r < 0)
+		layer_clear_work(v->layers.workfd, tmp);
+	return r;
+}
+
+/* Copies the non-directory n up: its parent first, then n and its twins. */
 int upper_copy(struct view *v, struct view_node *n)
 {
 	struct view_node *p;
-	struct stat st;
-	char tmp[32];
 	int r;
 
 	pthread_mutex_lock(&v->lock);
@@ -260,18 +349,7 @@ int upper_copy(struct view *v, struct view_node *n)
 	if ((r = upper_dir(v, p)) < 0)
 		return r;
 	pthread_mutex_lock(&p->d->change);
-	if (n->layer == 0 || n->gone) {
-		pthread_mutex_unlock(&p->d->change);
-		return n->gone ? -ENOENT : 0;
-	}
-	r = view_stat(v, n, &st);
-	upper_temp(tmp);
-	if (r == 0)
-		r = copy_object(v, n, tmp, &st);
-	if (r == 0 && (r = copy_attrs(v, tmp, &st)) == 0)
-		r = raise_node(v, n, tmp, false);
-	if (r < 0)
-		layer_clear_work(v->layers.workfd, tmp);
+	r = n->gone ? -ENOENT : raise_group(v, n);
 	pthread_mutex_unlock(&p->d->change);
 	return r;
 }

@@ -99,6 +99,7 @@ void view_destroy(struct view *v)
 		node_free(n);
 	}
 	node_free(v->root);
+	free(v->links);
 	layers_close(&v->layers);
 	pthread_mutex_destroy(&v->lock);
 }
@@ -160,6 +161,23 @@ int view_path(struct view *v, struct view_node *n, unsigned layer, char *buf, si
 	r = path_locked(v, n, layer, buf, len);
 	pthread_mutex_unlock(&v->lock);
 	return r;
+}
+
+/*
+ * Whether a name of len bytes in dir has a path the view can reach in the
+ * upper tree (PATH_MAX, fs/README.md), where each directory is spelled as
+ * the view spells it: checked before anything is made, so that a refused
+ * creation or rename leaves nothing behind.
+ */
+int view_room(struct view *v, struct view_node *dir, size_t len)
+{
+	size_t total = len;
+
+	pthread_mutex_lock(&v->lock);
+	for (struct view_node *n = dir; n != v->root; n = n->parent)
+		total += strlen(n->name) + 1;
+	pthread_mutex_unlock(&v->lock);
+	return total > PATH_MAX - 1 ? -ENAMETOOLONG : 0;
 }
 
 /* Whether what fd holds (fstat into st) is of n's type. */
@@ -379,6 +397,86 @@ fail:
 	return NULL;
 }
 
+static struct view_node **link_slot(struct view *v, uint64_t ino)
+{
+	return &v->links[(ino * 0x9e3779b97f4a7c15ULL >> 32) & (v->links_cap - 1)];
+}
+
+static void links_remove(struct view *v, struct view_node *n)
+{
+	struct view_node **p = link_slot(v, n->ino);
+
+	while (*p != n)
+		p = &(*p)->link_next;
+	*p = n->link_next;
+	n->in_links = false;
+	v->nlinks--;
+}
+
+/* Doubles the table when it is as full as it is long (tree lock). */
+static void links_grow(struct view *v)
+{
+	size_t cap = v->links_cap ? v->links_cap * 2 : 64, old = v->links_cap;
+	struct view_node **t = calloc(cap, sizeof(*t)), **was = v->links;
+
+	if (!t)
+		return;  /* longer chains */
+	v->links = t;
+	v->links_cap = cap;
+	for (size_t i = 0; i < old; i++)
+		for (struct view_node *n = was[i], *next; n; n = next) {
+			struct view_node **slot = link_slot(v, n->ino);
+
+			next = n->link_next;
+			n->link_next = *slot;
+			*slot = n;
+		}
+	free(was);
+}
+
+/*
+ * The node the kernel is to know the upper file n (attributes st, as the
+ * view shows them) by: a file with several links is one inode to the
+ * kernel under all its names, as on any filesystem — after a remount too,
+ * when each name's first lookup makes a node of its own.  Else the kernel
+ * would take a rename(2) from one name onto another for a real one (it
+ * skips the call only for one inode) and move its dentry, leaving the
+ * remaining name to a node whose own name is gone.  Returns n, entered in
+ * the table, or the node already entered for the same object, with a
+ * reference for the kernel (the caller drops n's).
+ */
+struct view_node *view_links(struct view *v, struct view_node *n, const struct stat *st)
+{
+	struct view_node *m = NULL;
+
+	if (n->d || st->st_nlink <= 1)
+		return n;
+	pthread_mutex_lock(&v->lock);
+	if (n->layer == 0 && !n->gone && !n->in_links) {
+		n->ino = st->st_ino;
+		if (v->links_cap)
+			for (m = *link_slot(v, n->ino); m && (m->ino != n->ino || m->gone);)
+				m = m->link_next;
+		if (m) {
+			m->nlookup++;
+			m->linked = true;
+		} else {
+			if (v->nlinks >= v->links_cap)
+				links_grow(v);
+			if (v->links_cap) {
+				struct view_node **slot = link_slot(v, n->ino);
+
+				n->link_next = *slot;
+				*slot = n;
+				n->in_links = true;
+				v->nlinks++;
+			}
+		}
+	}
+	pthread_mutex_unlock(&v->lock);
+	return m ? m : n;
+}
+
 /* The kernel drops count references to n; what nothing holds goes. */
 void view_forget(struct view *v, struct view_node *n, uint64_t count)
 {
@@ -389,6 +487,8 @@ void view_forget(struct view *v, struct view_node *n, uint64_t count)
 
 		if (!n->gone)
 			merge_entry(p->d->index, n->idx)->node = NULL;
+		if (n->in_links)
+			links_remove(v, n);
 		if (n->all_prev)
 			n->all_prev->all_next = n->all_next;
 		else

@@ -55,6 +55,8 @@ struct view_node {
 				      linked (ovl_dir.c, keep_object); else -1 */
 	char *name;                /* its spelling in layer (the view's) */
 	struct view_dir *d;        /* directories only: immutable */
+	bool in_links;             /* in the view's table of linked files */
+	struct view_node *link_next;  /* its chain there */
 	struct view_node *all_prev, *all_next;  /* every node but the root */
 };
 
@@ -68,6 +70,9 @@ struct view {
 	bool can_chown;            /* new objects go to the caller */
 	double timeout;            /* what the kernel may keep, and how long */
 	size_t nodes;              /* nodes alive, root excluded */
+	struct view_node **links;  /* upper files with several links, by inode
+				      number: one node per object (view_links) */
+	size_t nlinks, links_cap;  /* entered, buckets (a power of two) */
 };
 
 /* view.c */
@@ -79,7 +84,9 @@ int view_index(struct view *v, struct view_node *dir);
 struct view_node *view_child(struct view *v, struct view_node *dir, uint32_t idx);
 void view_forget(struct view *v, struct view_node *n, uint64_t count);
 void view_opened(struct view *v, struct view_node *n, int delta);
+struct view_node *view_links(struct view *v, struct view_node *n, const struct stat *st);
 int view_path(struct view *v, struct view_node *n, unsigned layer, char *buf, size_t len);
+int view_room(struct view *v, struct view_node *dir, size_t len);
 int view_open(struct view *v, struct view_node *n, int flags);
 int view_stat(struct view *v, struct view_node *n, struct stat *st);
 void view_adjust(struct view *v, struct view_node *n, struct stat *st);

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Copy-up (issue 33): a lower directory copied up keeps its extended
+# attributes, as fuse-overlayfs's copy does, live and after a remount; and
+# once a file is copied up and written, every later open reads the new
+# bytes, even while a descriptor opened on the lower file before the
+# copy-up is still open (that one may go on reading the lower file, as on
+# overlayfs).
+. "$(dirname "$0")/overlay_lib.sh"
+
+L=$T/low U=$T/upper W=$T/work
+mkdir -p "$L/D/E" "$L/C" "$U" "$W"
+echo f >"$L/D/f"
+xset "$L/D" user.tag keep
+xset "$L/D/E" user.tag deeper
+xset "$L/C" user.tag chmod
+printf 'old bytes\n' >"$L/r"
+printf 'old\n' >"$L/s"
+opts="lowerdir=$L,upperdir=$U,workdir=$W"
+ovl_mount "$opts" overlay
+
+echo x >>"$M/D/f" || fail "append D/f"
+echo y >"$M/D/E/g" || fail "create D/E/g"
+chmod 700 "$M/C" || fail "chmod C"
+check_tags() {
+	[ "$(xget "$M/D" user.tag)" = keep ] || fail "$1: D lost user.tag ($(xget "$M/D" user.tag))"
+	[ "$(xget "$M/D/E" user.tag)" = deeper ] || fail "$1: D/E lost user.tag"
+	[ "$(xget "$M/C" user.tag)" = chmod ] || fail "$1: C lost user.tag"
+	[ "$(xget "$U/D" user.tag)" = keep ] || fail "$1: the upper copy of D has no user.tag"
+}
+check_tags live
+
+# Readers: a descriptor opened before another process copies up and
+# writes; a later open must see the new bytes.
+exec 3<"$M/r"
+[ "$(head -c 3 <&3)" = old ] || fail "first read"
+cat "$M/r" >/dev/null
+printf 'new bytes, longer\n' >"$M/r" || fail "rewrite r"
+[ "$(cat "$M/r")" = "new bytes, longer" ] || fail "a later open reads $(cat "$M/r")"
+exec 3<&-
+[ "$(cat "$M/r")" = "new bytes, longer" ] || fail "after the old descriptor closed: $(cat "$M/r")"
+# The same with an append by a second process while the first holds it.
+exec 3<"$M/s"
+cat "$M/s" >/dev/null
+sh -c "echo more >>'$M/s'" || fail "append s"
+[ "$(cat "$M/s")" = "$(printf 'old\nmore')" ] || fail "s after an append reads $(cat "$M/s" | tr '\n' ' ')"
+exec 3<&-
+cd / || fail cd
+cfs_umount
+ovl_mount "$opts" overlay
+check_tags "after a remount"
+[ "$(cat "$M/r")" = "new bytes, longer" ] || fail "r after a remount"
+cfs_umount
+echo "copy-up: directories keep their xattrs, later opens see the copy"

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Hard links of the view (issue 33, E): two names of one upper file are one
+# inode to the kernel after a remount too, so rename(2) from one onto the
+# other changes nothing — the kernel is not told that a name moved — and
+# the remaining name keeps working after the other is removed: stat, read,
+# write, chmod, truncate.
+. "$(dirname "$0")/overlay_lib.sh"
+
+L=$T/low U=$T/upper W=$T/work
+mkdir -p "$L/da" "$L/db" "$U" "$W"
+opts="lowerdir=$L,upperdir=$U,workdir=$W"
+ovl_mount "$opts" overlay
+echo data >"$M/da/x" || fail "create da/x"
+ln "$M/da/x" "$M/db/l" || fail "link"
+same_file "$M/da/x" "$M/db/l"
+cfs_umount
+ovl_mount "$opts" overlay
+same_file "$M/da/x" "$M/db/l"
+[ "$(stat -c %h "$M/da/x")" = 2 ] || fail "link count $(stat -c %h "$M/da/x")"
+expect OK rename "$M/db/l" "$M/da/x"
+[ "$(names "$M/db")" = l ] || fail "rename between links moved a name: db holds $(names "$M/db")"
+expect OK unlink "$M/db/l"
+expect OK stat "$M/da/x"
+[ "$(cat "$M/da/x")" = data ] || fail "read da/x after rm db/l"
+echo more >>"$M/da/x" || fail "write da/x after rm db/l"
+chmod 600 "$M/da/x" || fail "chmod da/x after rm db/l"
+truncate -s 3 "$M/da/x" || fail "truncate da/x after rm db/l"
+[ "$(cat "$M/da/x")" = dat ] || fail "da/x reads $(cat "$M/da/x")"
+[ "$(stat -c %a:%h "$M/da/x")" = 600:1 ] || fail "da/x: $(stat -c %a:%h "$M/da/x")"
+cfs_umount
+ovl_mount "$opts" overlay
+[ "$(cat "$M/da/x")" = dat ] || fail "da/x after a remount reads $(cat "$M/da/x")"
+[ -z "$(names "$M/db")" ] || fail "db after a remount: $(names "$M/db")"
+
+# The same with the first name's node held open across the rename.
+ln "$M/da/x" "$M/db/l" || fail "link again"
+cfs_umount
+ovl_mount "$opts" overlay
+exec 3<"$M/db/l"
+expect OK rename "$M/da/x" "$M/db/l"
+[ "$(names "$M/da")" = x ] || fail "rename between links moved a name: da holds $(names "$M/da")"
+expect OK unlink "$M/da/x"
+[ "$(cat "$M/db/l")" = dat ] || fail "db/l after rm da/x"
+[ "$(cat <&3)" = dat ] || fail "the open descriptor"
+exec 3<&-
+cfs_umount
+echo "links: one inode after a remount, rename between them changes nothing"
