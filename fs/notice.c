@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "dcache.h"
+#include "echo.h"
 #include "notice.h"
 #include "watch.h"
 
@@ -164,13 +165,18 @@ static void inotify_event(struct cfs *fs, const struct inotify_event *e)
 	ino_t ino;
 
 	if (e->mask & IN_Q_OVERFLOW) {
+		echo_forget(0);
 		everything_changed(fs);
 		return;
 	}
 	if (e->mask & IN_IGNORED) {
+		echo_forget(e->wd);
 		watch_dir_gone(fs, e->wd);
 		return;
 	}
+	/* What the daemon did itself the kernel already knows (echo.c). */
+	if ((e->mask & IN_ENTRY) && e->len && echo_ours(e->wd, e->mask & IN_ENTRY, e->name))
+		return;
 	if (!watch_dir_of(fs, e->wd, &dev, &ino) || !(dir = inode_find(&fs->nodes, dev, ino)))
 		return;
 	if (e->mask & IN_ENTRY) {

@@ -19,6 +19,7 @@
 #include "caller.h"
 #include "dcache.h"
 #include "dir.h"
+#include "echo.h"
 #include "flagstore.h"
 #include "ops.h"
 #include "util.h"
@@ -390,6 +391,7 @@ static int make_locked(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *n
 		       struct newnode *n, struct fuse_entry_param *e)
 {
 	struct cfs *fs = cfs_of(req);
+	struct echo_op op = ECHO_OP;
 	char stored[CFS_NAME_MAX + 1];
 	int err, fd;
 
@@ -397,7 +399,9 @@ static int make_locked(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *n
 	if (err < 0)
 		return err;
 	n->mode = creation_mode(req, dir, n->mode);
+	echo_expect(fs, &op, dir, IN_CREATE, name->s);
 	err = make_backing(dir, name->s, n);
+	echo_settle(&op, err == 0);
 	if (err < 0)
 		return err;
 	fd = open_made(dir, name->s, n);
@@ -523,6 +527,7 @@ static int create_locked(fuse_req_t req, struct cfs_inode *dir, struct cfs_name 
 {
 	struct cfs *fs = cfs_of(req);
 	struct newnode n = { .mode = S_IFREG, .link_fd = -1 };
+	struct echo_op op = ECHO_OP;
 	char stored[CFS_NAME_MAX + 1];
 	int err, fd;
 
@@ -531,10 +536,12 @@ static int create_locked(fuse_req_t req, struct cfs_inode *dir, struct cfs_name 
 		return fi->flags & O_EXCL ? -EEXIST : -ESTALE;
 	if (err < 0)
 		return err;
+	echo_expect(fs, &op, dir, IN_CREATE, name->s);
 	do
 		fd = openat(dir->d->fd, name->s, fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    creation_mode(req, dir, mode));
 	while (fd < 0 && inode_shed(&fs->nodes, errno));
+	echo_settle(&op, fd >= 0);
 	if (fd < 0)
 		return -errno;
 	err = fstat(fd, &n.made) < 0 ? -errno : give_to_caller(req, dir, fd);
@@ -580,6 +587,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
 	struct cfs_name n = names_name(name), sn;
+	struct echo_op op = ECHO_OP;
 	char stored[CFS_NAME_MAX + 1];
 	int err;
 
@@ -588,7 +596,9 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 	err = dir_resolve(fs, dir, &n, stored);
 	if (err == 0) {
 		inode_hold_name(&fs->nodes, dir->d->fd, stored);
+		echo_expect(fs, &op, dir, IN_DELETE, stored);
 		err = caller_unlinkat(req, dir->d->fd, &dir->d->st, stored, flags);
+		echo_settle(&op, err == 0);
 	}
 	if (err == 0) {
 		sn = stored_name(&n, stored);
@@ -631,11 +641,30 @@ static bool respellable(const struct cfs *fs, struct cfs_inode *dir, struct cfs_
 	       strcmp(newname->s, from) != 0;
 }
 
+/* renameat2 as the caller, its events recorded as the daemon's own. */
+static int rename_backing(fuse_req_t req, struct cfs_inode *dir, const char *from,
+			  struct cfs_inode *ndir, const char *to, unsigned int flags)
+{
+	struct cfs *fs = cfs_of(req);
+	struct echo_op op = ECHO_OP;
+	int err;
+
+	echo_expect(fs, &op, dir, IN_MOVED_FROM, from);
+	echo_expect(fs, &op, ndir, IN_MOVED_TO, to);
+	if (flags & RENAME_EXCHANGE) {
+		echo_expect(fs, &op, ndir, IN_MOVED_FROM, to);
+		echo_expect(fs, &op, dir, IN_MOVED_TO, from);
+	}
+	err = caller_renameat2(req, dir->d->fd, &dir->d->st, from, ndir->d->fd, &ndir->d->st,
+			       to, flags);
+	echo_settle(&op, err == 0);
+	return err;
+}
+
 static int respell(fuse_req_t req, struct cfs_inode *dir, const char *from,
 		   const struct cfs_name *newname)
 {
-	return caller_renameat2(req, dir->d->fd, &dir->d->st, from, dir->d->fd, &dir->d->st,
-				newname->s, RENAME_NOREPLACE);
+	return rename_backing(req, dir, from, dir, newname->s, RENAME_NOREPLACE);
 }
 
 /*
@@ -687,7 +716,7 @@ static int do_rename(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *nam
 	}
 	if (replacing && !(flags & RENAME_EXCHANGE))
 		inode_hold_name(&fs->nodes, ndfd, to);
-	err = caller_renameat2(req, dfd, &dir->d->st, from, ndfd, &ndir->d->st, to, flags);
+	err = rename_backing(req, dir, from, ndir, to, flags);
 	if (err < 0)
 		return err;
 renamed:

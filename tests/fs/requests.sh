@@ -127,6 +127,14 @@ fill
 stat_all() { for i in $(seq 50); do stat "ci/filled/file$i"; done >/dev/null; }
 requests "50 names created one by one, then stat" stat_all
 want "50 names created one by one, then stat" LOOKUP 0
+# The daemon's own rename and removal there: the kernel keeps the moved
+# name and the others (an ordinary user's inotify names no process: the
+# daemon recognises its own events, fs/echo.c).
+mv ci/filled/file1 ci/filled/moved1 && rm ci/filled/file2 || fail "mv, rm"
+stat_moved() { stat ci/filled/moved1 >/dev/null && stat_rest; }
+stat_rest() { for i in $(seq 3 50); do stat "ci/filled/file$i"; done >/dev/null; }
+requests "a rename and a removal, then stat" stat_moved
+want "a rename and a removal, then stat" LOOKUP 0
 
 # A warm git status in a casefolded work tree: git probes missing names in
 # .git, then creates and removes index.lock; none of that expires the
