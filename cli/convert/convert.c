@@ -65,7 +65,7 @@ static int unsupported(const char *dir, int err)
 {
 	cli_error("convert: %s: this filesystem cannot casefold directories (%s); ext4 and "
 		  "f2fs need the casefold feature, tmpfs the casefold mount option, or use "
-		  "casefoldfs", dir, strerror(-err));
+		  "casefoldfs; nothing was changed", dir, strerror(-err));
 	return CLI_EXIT_TROUBLE;
 }
 
@@ -100,12 +100,13 @@ static int write_journal(const struct cli_args *args, const struct cli_plan *p, 
 	return -1;
 }
 
-/* What a finished plan allows: an exit status, or -1 to go on. */
+/*
+ * What a finished plan allows: an exit status, or -1 to go on.  strict is
+ * what the probe found (1 or 0; not probed with --dry-run).
+ */
 static int decide(const struct cli_args *args, const struct cli_plan *p, int top,
-		  const struct names *nm, struct cli_journal *j)
+		  const struct names *nm, struct cli_journal *j, int strict)
 {
-	int strict;
-
 	if (p->unsupported)
 		return unsupported(args->operands[0], p->unsupported);
 	if (p->errors) {
@@ -124,8 +125,6 @@ static int decide(const struct cli_args *args, const struct cli_plan *p, int top
 		       (unsigned long long)p->entries, j->nrenames);
 		return CLI_EXIT_OK;
 	}
-	if ((strict = probe(top, nm->probe)) < 0)
-		return unsupported(args->operands[0], strict);
 	if (strict && p->invalid)
 		return refuse_invalid(args, p);
 	return write_journal(args, p, top, nm, j);
@@ -133,7 +132,7 @@ static int decide(const struct cli_args *args, const struct cli_plan *p, int top
 
 /* The read-only first pass.  Returns an exit status, or -1 to go on. */
 static int plan(const struct cli_args *args, const char *real, int top, const struct names *nm,
-		struct cli_journal *j)
+		struct cli_journal *j, int strict)
 {
 	struct cli_rules rules;
 	struct cli_audit_report report;
@@ -148,7 +147,7 @@ static int plan(const struct cli_args *args, const char *real, int top, const st
 		cli_error("convert: out of memory");
 		status = CLI_EXIT_TROUBLE;
 	} else {
-		status = decide(args, &p, top, nm, j);
+		status = decide(args, &p, top, nm, j, strict);
 	}
 	cli_plan_free(&p);
 	return status;
@@ -218,7 +217,7 @@ static int prepare(const struct cli_args *args, const struct target *t,
 {
 	const char *dir = args->operands[0];
 	struct statx stx;
-	int status, err = cli_journal_load(j, c->top, nm->journal);
+	int status, strict = 0, err = cli_journal_load(j, c->top, nm->journal);
 
 	if (err == 0) {
 		status = resumable(args, j, nm->journal);
@@ -239,9 +238,22 @@ static int prepare(const struct cli_args *args, const struct target *t,
 			  "it; convert its subdirectories, or remount", dir);
 		return CLI_EXIT_TROUBLE;
 	}
+	/*
+	 * The work happens beside DIR, and the filesystem must casefold: both
+	 * found before the plan is printed, not after.  A read-only parent would
+	 * fail the probe too, but is not the filesystem's fault.
+	 */
+	if (faccessat(c->top, ".", W_OK | X_OK, AT_EACCESS) < 0) {
+		cli_error("convert: %s: its parent %s is not writable (%s): convert makes the "
+			  "replacement and the journal beside it; nothing was changed", dir,
+			  *t->real ? t->real : "/", strerror(errno));
+		return CLI_EXIT_TROUBLE;
+	}
+	if (!args->dry_run && (strict = probe(c->top, nm->probe)) < 0)
+		return unsupported(dir, strict);
 	/* realpath cut in two: put it back together for the walk. */
 	*t->slash = '/';
-	status = plan(args, t->real, c->top, nm, j);
+	status = plan(args, t->real, c->top, nm, j, strict);
 	*t->slash = '\0';
 	return status;
 }

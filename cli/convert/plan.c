@@ -4,8 +4,10 @@
  * renames, turns an original path into its final one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "convert/plan.h"
 #include "diag.h"
@@ -272,6 +274,13 @@ static int visit(void *ctx, const char *path, int dirfd, const struct cli_dirlis
 	if (!flag && l->n) {
 		pl->p->convert++;
 		pl->p->entries += l->n;
+		/* Its entries move out: found now, not halfway through the run. */
+		if (faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) < 0) {
+			cli_error("%s: not writable (%s): its entries must move into its "
+				  "casefolded replacement (chmod u+w, or convert as its owner)",
+				  path, strerror(errno));
+			pl->p->errors++;
+		}
 	}
 	if ((err = enter_level(pl, *orig == '/' ? orig + 1 : orig)) != 0)
 		return err;
