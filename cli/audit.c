@@ -2,6 +2,7 @@
 #include <errno.h>
 
 #include "diag.h"
+#include "tree/merged.h"
 #include "tree/report.h"
 #include "tree/walk.h"
 #include "verb.h"
@@ -10,22 +11,34 @@ struct audit {
 	struct cli_rules rules;
 	struct cli_audit_report report;
 	const char *dir; /* the directory being visited */
+	int dirfd;
 	const struct cli_dirlist *list;
 };
+
+/* A collision of entries of directories that merge (Icons/a, icons/A). */
+static int found_merged(void *ctx, const struct cli_dirlist *m, const struct cli_finding *f)
+{
+	struct audit *a = ctx;
+
+	cli_audit_finding(&a->report, a->dir, m, f);
+	return 0;
+}
 
 static int found(void *ctx, const struct cli_finding *f)
 {
 	struct audit *a = ctx;
 
 	cli_audit_finding(&a->report, a->dir, a->list, f);
-	return 0;
+	if (f->kind != CLI_COLLISION)
+		return 0;
+	return cli_merged_collisions(&a->rules, a->dirfd, a->list, f, found_merged, a);
 }
 
 static int visit(void *ctx, const char *path, int dirfd, const struct cli_dirlist *l)
 {
 	struct audit *a = ctx;
 
-	(void)dirfd;
+	a->dirfd = dirfd;
 	a->dir = path;
 	a->list = l;
 	return cli_findings(&a->rules, l, CLI_FIND_ALL, found, a);
@@ -91,19 +104,26 @@ const struct cli_verb cli_verb_audit = {
 			"by invisible Default_Ignorable code points (.git and .g<ZWJ>it:\n"
 			"equal with them stripped, different with them kept, a spoofing\n"
 			"risk even without casefolding), and the names that are not valid\n"
-			"for the encoding (a strict filesystem refuses them).  Nothing is\n"
-			"modified, not even access times where the kernel allows.",
+			"for the encoding (a strict filesystem refuses them).  Directories\n"
+			"whose names collide become one once casefolded (tar x or rsync\n"
+			"into the tree merges them): the names that would then collide\n"
+			"are reported too, as paths (Icons/app.ico icons/App.ico).\n"
+			"Nothing is modified, not even access times where the kernel\n"
+			"allows.",
 			"Symbolic links are not followed and mount points not entered\n"
 			"unless asked.  Directories are reported in bytewise order of\n"
 			"their names, so two runs over the same tree print the same\n"
 			"report.  Memory grows with the largest directory, not with the\n"
 			"tree.  On a terminal, standard error shows the progress.",
 			"Names are shown quoted for a shell, with invisible characters\n"
-			"and bytes that are not UTF-8 escaped ($'.g\\u200dit').  --json\n"
-			"writes one document: {\"findings\": [{\"kind\", \"dir\", \"names\",\n"
-			"\"dir_hex\", \"names_hex\"}...], \"summary\": {...}}, kinds\n"
-			"collision, ignorable, invalid and error; the _hex fields hold the\n"
-			"exact bytes.  -0 writes each finding as its kind, then the path\n"
+			"and bytes that are not UTF-8 escaped ($'.g\\u200dit'); in a set\n"
+			"with canonically equivalent spellings, which a terminal shows\n"
+			"alike (NFC and NFD), every character beyond ASCII is escaped\n"
+			"($'caf\\u00e9' $'cafe\\u0301').  --json writes one document:\n"
+			"{\"findings\": [{\"kind\", \"dir\", \"names\", \"dir_hex\",\n"
+			"\"names_hex\"}...], \"summary\": {...}}, kinds collision,\n"
+			"ignorable, invalid and error; the _hex fields hold the exact\n"
+			"bytes.  -0 writes each finding as its kind, then the path\n"
 			"of each name, each ended by NUL, and an empty field to end it.",
 			" $ casefold audit src\n"
 			" src/include: names that collide: Makefile makefile\n"

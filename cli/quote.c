@@ -74,15 +74,16 @@ static bool shell_safe(unsigned char b)
 	       (b >= '0' && b <= '9') || strchr("_./+,:@%=-", b);
 }
 
-/* How a name must be quoted for a shell: 0 bare, '\'' or '$'. */
-static char shell_style(const unsigned char *s, size_t len)
+/* How a name must be quoted for a shell: 0 bare, '\'' or '$'; ascii: any
+ * character beyond ASCII needs '$'. */
+static char shell_style(const unsigned char *s, size_t len, bool ascii)
 {
 	char style = len ? 0 : '\'';
 
 	for (size_t i = 0; i < len;) {
 		struct piece p = next_piece(s + i, len - i);
 
-		if (p.kind != PLAIN)
+		if (p.kind != PLAIN || (ascii && p.c >= 0x80))
 			return '$';
 		if (!shell_safe(s[i]))
 			style = '\'';
@@ -91,11 +92,11 @@ static char shell_style(const unsigned char *s, size_t len)
 	return style;
 }
 
-static void shell_escape(FILE *f, const unsigned char *s, struct piece p)
+static void shell_escape(FILE *f, const unsigned char *s, struct piece p, bool ascii)
 {
 	if (p.kind == INVALID || (p.kind == CONTROL && p.c < 0x80))
 		fprintf(f, "\\x%02x", s[0]);
-	else if (p.kind != PLAIN)
+	else if (p.kind != PLAIN || (ascii && p.c >= 0x80))
 		fprintf(f, p.c > 0xFFFF ? "\\U%08x" : "\\u%04x", (unsigned)p.c);
 	else if (s[0] == '\'' || s[0] == '\\')
 		fprintf(f, "\\%c", s[0]);
@@ -103,10 +104,10 @@ static void shell_escape(FILE *f, const unsigned char *s, struct piece p)
 		fwrite(s, 1, p.len, f);
 }
 
-void cli_quote_shell(FILE *f, const char *s, size_t len)
+static void quote_shell(FILE *f, const char *s, size_t len, bool ascii)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	char style = shell_style(p, len);
+	char style = shell_style(p, len, ascii);
 
 	if (style == 0) {
 		fwrite(s, 1, len, f);
@@ -123,11 +124,21 @@ void cli_quote_shell(FILE *f, const char *s, size_t len)
 		for (size_t i = 0; i < len;) {
 			struct piece pc = next_piece(p + i, len - i);
 
-			shell_escape(f, p + i, pc);
+			shell_escape(f, p + i, pc, ascii);
 			i += pc.len;
 		}
 		putc('\'', f);
 	}
+}
+
+void cli_quote_shell(FILE *f, const char *s, size_t len)
+{
+	quote_shell(f, s, len, false);
+}
+
+void cli_quote_shell_ascii(FILE *f, const char *s, size_t len)
+{
+	quote_shell(f, s, len, true);
 }
 
 /* \uXXXX, as a surrogate pair above U+FFFF (JSON has no longer escape). */

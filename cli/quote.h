@@ -33,6 +33,12 @@
 void cli_quote_shell(FILE *f, const char *s, size_t len);
 
 /*
+ * The same, with every character beyond ASCII escaped too ($'caf\u00e9'
+ * and $'cafe\u0301'): for names that cli_quote_shell would show alike.
+ */
+void cli_quote_shell_ascii(FILE *f, const char *s, size_t len);
+
+/*
  * A JSON string: each invalid byte is U+FFFD (cli_quote_hex keeps the exact
  * bytes), control and invisible characters are \uXXXX escapes (surrogate
  * pairs above U+FFFF), " and \ are \" and \\.

@@ -3,6 +3,7 @@
  * not be, so every name and directory also comes in hex: the string is
  * for reading (quote.h), the hex is exact.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "diag.h"
@@ -50,6 +51,24 @@ static void put_path(FILE *f, const char *dir, const char *name, size_t len)
 	putc('\0', f);
 }
 
+/*
+ * Whether two names of a finding look alike on a terminal: canonically
+ * equivalent (NFC and NFD spellings, U+00E9 and e U+0301, or U+00C5 and
+ * U+212B) though different bytes.  Then every name of the finding is shown
+ * with its characters beyond ASCII escaped.
+ */
+static bool look_alike(const struct cli_rules *r, const struct cli_dirlist *l,
+		       const struct cli_finding *fd)
+{
+	for (size_t i = 0; i < fd->n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (cf_normalize_equal(&r->keep, cli_dirlist_name(l, fd->idx[i]),
+					       l->e[fd->idx[i]].len, cli_dirlist_name(l, fd->idx[j]),
+					       l->e[fd->idx[j]].len) == 1)
+				return true;
+	return false;
+}
+
 void cli_audit_finding(struct cli_audit_report *r, const char *dir, const struct cli_dirlist *l,
 			const struct cli_finding *fd)
 {
@@ -59,6 +78,7 @@ void cli_audit_finding(struct cli_audit_report *r, const char *dir, const struct
 		[CLI_INVALID] = "name invalid for",
 	};
 	FILE *f = r->f;
+	void (*quote)(FILE *, const char *, size_t);
 
 	r->count[fd->kind]++;
 	if (r->progress)
@@ -70,9 +90,10 @@ void cli_audit_finding(struct cli_audit_report *r, const char *dir, const struct
 		if (fd->kind == CLI_INVALID)
 			fprintf(f, " %s", cf_encoding_name(&r->rules->rule));
 		putc(':', f);
+		quote = look_alike(r->rules, l, fd) ? cli_quote_shell_ascii : cli_quote_shell;
 		for (size_t i = 0; i < fd->n; i++) {
 			putc(' ', f);
-			cli_quote_shell(f, cli_dirlist_name(l, fd->idx[i]), l->e[fd->idx[i]].len);
+			quote(f, cli_dirlist_name(l, fd->idx[i]), l->e[fd->idx[i]].len);
 		}
 		putc('\n', f);
 		break;
