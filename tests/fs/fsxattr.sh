@@ -16,15 +16,26 @@ command -v strace >/dev/null || skip "no strace"
 fsx() { "$T/ioctlflags" fsxattr "$1"; }
 CASEFOLD=$((0x00040000))
 
-# The daemon under strace, its replies' payloads in $T/strace (LeakSanitizer
-# cannot run under ptrace; AddressSanitizer and UBSan still do).
-cat >"$T/traced" <<W
-#!/bin/sh
-ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}detect_leaks=0 exec strace -f -qq -o "$T/strace" \
-	-e trace=writev -x -s 64 "$CFS" "\$@"
-W
-chmod +x "$T/traced"
-CFS=$T/traced
+# The daemon's replies' payloads, in $T/strace: strace attaches to the
+# daemon once it has mounted (an ordinary user's daemon mounts through
+# set-uid fusermount3, which cannot run traced) and lets go before the
+# unmount (LeakSanitizer cannot run under ptrace).
+STRACE_PID=
+trace_daemon() {
+	strace -f -qq -o "$T/strace" -e trace=writev -x -s 64 -p "$CFS_PID" 2>"$T/strace.err" &
+	STRACE_PID=$!
+	at_exit '[ -z "$STRACE_PID" ] || kill "$STRACE_PID" 2>/dev/null'
+	for _ in $(seq 200); do
+		! grep -q '^TracerPid:[[:space:]]*0$' /proc/"$CFS_PID"/task/*/status 2>/dev/null && return 0
+		kill -0 "$STRACE_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "strace could not attach to the daemon: $(cat "$T/strace.err")"
+}
+untrace_daemon() {
+	kill "$STRACE_PID" && wait "$STRACE_PID"
+	STRACE_PID=
+}
 
 # replies: the xflags word of every FSGETXATTR reply (a 28-byte payload),
 # then its other 24 bytes, one reply a line, in order.
@@ -37,6 +48,7 @@ replies() {
 }
 
 cfs_mount
+trace_daemon
 cd "$M" || fail "cd"
 mkdir ci cs
 chattr +F ci || fail "chattr +F"    # chattr asks FSGETXATTR once
@@ -59,6 +71,7 @@ else
 	echo "chattr -p: $(cat "$T/chattr.err") (the backing filesystem has no project ids)"
 fi
 cd /
+untrace_daemon
 cfs_umount
 
 mapfile -t got < <(replies | tail -n +"$((before + 1))")
