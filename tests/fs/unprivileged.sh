@@ -24,10 +24,17 @@ fi
 # Not here: samba (smbd runs as root), perms (root's allow_other; a user's
 # is userperms.sh), limits (tmpfs mounts), super (crosses modes itself),
 # index, scale and stress (long; stress_model and kill_stress cover the
-# random operations), differential (a VM).
+# random operations), convert/crash (long; convert/basic and refusals cover
+# a user's convert), differential (a VM); those that stage two users or
+# need root's powers themselves (deep, export, heldfds, kernelopens,
+# logflood, nested, stall, trustedlist, overlay_create) and requests (the
+# speed issue's).
 suites="fs/lookup fs/reserved fs/version fs/indexmem fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/behind fs/killed
 	fs/hostile fs/stress_model fs/kill_stress fs/overlay fs/overlay_hostile fs/overlay_mods
-	fs/overlay_stress clients/git clients/rsync_tar clients/python_coreutils"
+	fs/overlay_stress fs/overlay_copyup fs/overlay_links fs/overlay_twins fs/case_rename
+	fs/clientopts fs/coherence fs/fsxattr fs/messages fs/nfs fs/pathlocators fs/proton fs/reuse
+	fs/variants clients/git clients/rsync_tar clients/python_coreutils clients/wine
+	convert/basic convert/collisions convert/refusals"
 . "$tests/fs/suites.sh"
 AGAIN_AS=(setpriv --reuid=65534 --regid=65534 --clear-groups
 	env CF_UNPRIV=1 HOME=/tmp CF_ROOT="${tests%/tests}" CF_BUILD="$build")

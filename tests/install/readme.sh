@@ -97,4 +97,4 @@ else
 	PATH=$T/user/casefold/build:$PATH    # "installed, drop the build/"
 	blocks "$T/user" user
 fi
-echo "README.md: every block runs as printed, as root and as an ordinary user"
+echo "README.md: every block marked for $([ "$(id -u)" = 0 ] && echo "root and for the user" || echo "the user") runs as printed"
