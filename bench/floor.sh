@@ -1,0 +1,122 @@
+#!/bin/sh
+# Benchmark section "floor": what a first LOOKUP and a first OPEN cost above
+# the round trip itself (issue 29).  Side by side in each round, each on a
+# fresh mount of the same tree: fsfloor (bench/fsfloor.c, a daemon that does
+# no work) with libfuse's single-threaded loop and with its multi-threaded
+# one; casefoldfs as mounted by default (multi-threaded) and with -s; bindfs
+# by default (single-threaded) and --multithreaded; and the backing ext4.
+# Each: stat of N names (casefoldfs by another spelling in a +F directory,
+# the others exact), then open + read + close of N files of 4 KiB twice
+# (first pass, second pass).  Cells are medians over rounds, ratios the
+# median of per-round ratios to fsfloor -s (the floor of one request at a
+# time) in the same round.  The daemon's system calls per request come
+# from strace -c (fs/README.md, "Cost per request"); this section times.
+# Usage: bench/floor.sh BUILD_DIR (as root: mounts).
+# Knobs: CF_FLOOR_N=20000 (names and files), CF_FLOOR_ROUNDS=3.
+set -u
+O=${1:-build}
+N=${CF_FLOOR_N:-20000}
+ROUNDS=${CF_FLOOR_ROUNDS:-3}
+START=$(date +%s)
+
+. bench/prelude.sh
+prelude "mounts" bindfs
+prelude_build "$O" "" "$O/bench/fsfloor"
+FL=$O/bench/fsfloor
+
+TMP=${TMPDIR:-/var/tmp}
+T=$(mktemp -d "$TMP/casefold-floor.XXXXXX") || exit 1
+B=$T/backing M=$T/mnt R=$T/records PID=
+mkdir "$B" "$M"
+: >"$R"
+mounted() { grep -qs " $M fuse" /proc/mounts; }
+cleanup() {
+	if mounted; then fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M" || :; fi
+	[ -z "$PID" ] || kill "$PID" 2>/dev/null || :
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+start() { # DAEMON ARGS...: in the foreground, as our child; waits for the mount
+	"$@" 2>>"$T/daemon.log" &
+	PID=$!
+	i=0
+	while ! mounted; do
+		kill -0 "$PID" 2>/dev/null || { cat "$T/daemon.log" >&2; die "$1 did not mount"; }
+		i=$((i + 1))
+		[ $i -lt 400 ] || die "$1: mount timed out"
+		sleep 0.05
+	done
+}
+stop() { fusermount3 -u "$M"; wait "$PID" || die "a daemon exited with status $?"; PID=; }
+
+# The tree, through casefoldfs: +F directories, as a user fills them.
+start "$CFS" -f "$B" "$M"
+mkdir "$M/stat" "$M/files" && chattr +F "$M/stat" "$M/files" || die "setup"
+"$F" create "$M/stat" "$N" | grep -qx 'errors 0' || die "setup: stat"
+"$F" create -s 4096 "$M/files" "$N" | grep -qx 'errors 0' || die "setup: files"
+stop
+sync -f "$B"
+
+# passes PEER DIR SPELLING: the three figures of one peer in one round.
+passes() {
+	out=$("$F" statall "$3" "$2/stat" "$N") &&
+		echo "$out" | grep -qx 'errors 0' &&
+		echo "$round $1 stat1 $(echo "$out" | awk '$1 == "per" { printf "%.0f", 1e6 / $2 }')" >>"$R" ||
+		die "$1: stat: $out"
+	for pass in 1 2; do
+		out=$("$F" readall "$2/files" "$N" 4096) && echo "$out" | grep -qx 'errors 0' ||
+			die "$1: open + read + close: $out"
+		echo "$round $1 orc$pass $(echo "$out" | awk '$1 == "files_per_s" { print $2 }')" >>"$R"
+	done
+}
+for round in $(seq "$ROUNDS"); do
+	start "$FL" -s "$M"; passes floor-s "$M" miscased; stop
+	start "$FL" "$M"; passes floor-mt "$M" miscased; stop
+	start "$CFS" -f "$B" "$M"; passes cfs-mt "$M" miscased; stop
+	start "$CFS" -f -s "$B" "$M"; passes cfs-s "$M" miscased; stop
+	start bindfs -f "$B" "$M"; passes bindfs-s "$M" exact; stop
+	start bindfs -f --multithreaded "$B" "$M"; passes bindfs-mt "$M" exact; stop
+	passes ext4 "$B" exact
+done
+
+echo "$N names and $N files of 4 KiB in +F directories made through casefoldfs \`$CFS\` (root);" \
+	"$(bindfs --version | head -1); backing: $(findmnt -no FSTYPE,SOURCE -T "$T") under $TMP;" \
+	"$ROUNDS rounds, a fresh mount per peer per round; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+echo
+awk '
+function med(a, n,   i, j, t) {
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function cell(p, m,   v, n, r) {
+	n = 0
+	for (r = 1; r <= maxr; r++) if ((r, p, m) in val) v[++n] = val[r, p, m]
+	return n ? sprintf("%.0f", med(v, n)) : "—"
+}
+function ratio(p, m,   v, n, r) {
+	n = 0
+	for (r = 1; r <= maxr; r++)
+		if ((r, p, m) in val && val[r, "floor-s", m] > 0) v[++n] = val[r, p, m] / val[r, "floor-s", m]
+	return n ? sprintf("%.2f×", med(v, n)) : "—"
+}
+function row(label, p) {
+	printf "| %s | %s (%s) | %s (%s) | %s (%s) |\n", label, cell(p, "stat1"), ratio(p, "stat1"),
+		cell(p, "orc1"), ratio(p, "orc1"), cell(p, "orc2"), ratio(p, "orc2")
+}
+{ val[$1, $2, $3] = $4; if ($1 > maxr) maxr = $1 }
+END {
+	print "| peer | first stat (stats/s, × fsfloor -s) | first open + read + close (files/s, ×) | second (files/s, ×) |"
+	print "|---|--:|--:|--:|"
+	row("fsfloor -s: no work, one thread (the floor)", "floor-s")
+	row("fsfloor: no work, libfuse multi-threaded loop", "floor-mt")
+	row("casefoldfs (default: multi-threaded)", "cfs-mt")
+	row("casefoldfs -s", "cfs-s")
+	row("bindfs (default: one thread)", "bindfs-s")
+	row("bindfs --multithreaded", "bindfs-mt")
+	row("backing ext4", "ext4")
+}' "$R"
+echo
+echo "Section time: $(($(date +%s) - START)) s."
+echo
