@@ -53,7 +53,8 @@ stop() { fusermount3 -u "$M"; wait "$PID" || die "a daemon exited with status $?
 
 # The tree, through casefoldfs: +F directories, as a user fills them.
 start "$CFS" -f "$B" "$M"
-mkdir "$M/stat" "$M/files" && chattr +F "$M/stat" "$M/files" || die "setup"
+mkdir "$M/stat" "$M/files" || die "setup: mkdir"
+chattr +F "$M/stat" "$M/files" || die "setup: chattr +F"
 "$F" create "$M/stat" "$N" | grep -qx 'errors 0' || die "setup: stat"
 "$F" create -s 4096 "$M/files" "$N" | grep -qx 'errors 0' || die "setup: files"
 stop
@@ -61,13 +62,12 @@ sync -f "$B"
 
 # passes PEER DIR SPELLING: the three figures of one peer in one round.
 passes() {
-	out=$("$F" statall "$3" "$2/stat" "$N") &&
-		echo "$out" | grep -qx 'errors 0' &&
-		echo "$round $1 stat1 $(echo "$out" | awk '$1 == "per" { printf "%.0f", 1e6 / $2 }')" >>"$R" ||
-		die "$1: stat: $out"
+	out=$("$F" statall "$3" "$2/stat" "$N")
+	echo "$out" | grep -qx 'errors 0' || die "$1: stat: $out"
+	echo "$round $1 stat1 $(echo "$out" | awk '$1 == "per" { printf "%.0f", 1e6 / $2 }')" >>"$R"
 	for pass in 1 2; do
-		out=$("$F" readall "$2/files" "$N" 4096) && echo "$out" | grep -qx 'errors 0' ||
-			die "$1: open + read + close: $out"
+		out=$("$F" readall "$2/files" "$N" 4096)
+		echo "$out" | grep -qx 'errors 0' || die "$1: open + read + close: $out"
 		echo "$round $1 orc$pass $(echo "$out" | awk '$1 == "files_per_s" { print $2 }')" >>"$R"
 	done
 }
