@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# README.md's commands, as printed, in a newcomer's setting: a copy of the
+# README.md's commands, and casefoldfs(8)'s marked examples, as printed, in
+# a newcomer's setting: a copy of the
 # checkout, a scratch home, scripts/quickstart first; then every ```sh
 # block marked for the user or for root (tests/install/readme_blocks.py
 # says how blocks are marked and run; an unmarked one fails).  As root:
@@ -8,7 +9,7 @@
 # the user's as uid 65534, all in a private mount namespace with a /dev/fuse
 # of mode 0666 of its own.  As an ordinary user: the user's blocks, as
 # that user.  Preconditions the README states in words are set up here:
-# mods/ and game/ for the mod stack; the placeholder repository
+# mods/ and game/ for the mod stacks; the placeholder repository
 # https://example.org/project.git is a local one (git's url.insteadOf).
 . "$(dirname "$0")/lib.sh"
 cf_may_mount
@@ -54,7 +55,7 @@ newcomer() {
 		--exclude=./casefold.backing -cf - .) | tar -C "$d/casefold" -xpf - ||
 		fail "cannot copy the checkout"
 	mkdir -p "$d/home"/mods/{SkyUI/Data/Textures,USSEP/data/textures,Textures4K/DATA/TEXTURES} \
-		"$d/home/game/Data/Textures"
+		"$d/home/game/Data/Textures" "$d/manhome"/{mods/A/Data,mods/B/data,game/DATA}
 	touch "$d/home/mods/SkyUI/Data/Textures/a.dds" "$d/home/mods/USSEP/data/textures/b.dds" \
 		"$d/home/mods/Textures4K/DATA/TEXTURES/c.dds" "$d/home/game/Data/Textures/d.dds"
 	cp -a "$T/project.git" "$d/project.git" &&
@@ -73,6 +74,11 @@ blocks() {
 		python3 "$CF_ROOT/tests/install/readme_blocks.py" "$CF_ROOT/README.md" "$mode" "$d/casefold") ||
 		fail "README.md's blocks as $mode"
 	"$@" lsattr -d "$d/home/skyrim/overwrite" >/dev/null || fail "the mod stack's upperdir is gone"
+	unmount_all
+	# The manual's examples, in a home of their own: its ~/games is the README's.
+	(cd "$d/manhome" && "$@" env HOME="$d/manhome" PATH="$PATH" python3 \
+		"$CF_ROOT/tests/install/readme_blocks.py" "$CF_ROOT/man/casefoldfs.8.in" "$mode" "$d/casefold") ||
+		fail "casefoldfs(8)'s examples as $mode"
 	unmount_all
 }
 
