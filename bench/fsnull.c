@@ -1,0 +1,158 @@
+/*
+ * fsnull: a daemon that does nothing, to measure a request loop alone.
+ * One directory of COUNT empty files f0 .. f(COUNT-1), answered from
+ * arithmetic, served by libfuse 3.14's multi-threaded loop (as casefoldfs
+ * ran it: 64 threads at most, no clone_fd) or by fs/kernel's.
+ *
+ *   fsnull libfuse|fk COUNT MOUNTPOINT   (foreground; ends at unmount)
+ *
+ * Entries are cached for an hour and attributes not at all, so the first
+ * stat of a name costs a LOOKUP and every later one a GETATTR.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lowlevel.h"
+#include "fk.h"
+#include "mount.h"
+#include "session.h"
+
+static unsigned long count;
+
+/* The node of name, or 0: f<n> is node n + 2 (1 is the root). */
+static uint64_t node_of(uint64_t parent, const char *name)
+{
+	char *end;
+	unsigned long n;
+
+	if (parent != FUSE_ROOT_ID || name[0] != 'f' || !name[1])
+		return 0;
+	n = strtoul(name + 1, &end, 10);
+	return *end || n >= count ? 0 : n + 2;
+}
+
+static void attr_of(uint64_t ino, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_mode = ino == FUSE_ROOT_ID ? S_IFDIR | 0755 : S_IFREG | 0644;
+	st->st_nlink = ino == FUSE_ROOT_ID ? 2 : 1;
+}
+
+static void lf_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e = { .entry_timeout = 3600 };
+
+	e.ino = node_of(parent, name);
+	if (!e.ino) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	attr_of(e.ino, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+static void lf_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct stat st;
+
+	(void)fi;
+	attr_of(ino, &st);
+	fuse_reply_attr(req, &st, 0);
+}
+
+static void lf_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	(void)ino;
+	(void)nlookup;
+	fuse_reply_none(req);
+}
+
+static const struct fuse_lowlevel_ops lf_ops = {
+	.lookup = lf_lookup, .getattr = lf_getattr, .forget = lf_forget,
+};
+
+static void fk_lookup(fk_req_t req, fk_ino_t parent, const char *name)
+{
+	struct fk_entry_param e = { .entry_timeout = 3600 };
+
+	e.ino = node_of(parent, name);
+	if (!e.ino) {
+		fk_reply_err(req, ENOENT);
+		return;
+	}
+	attr_of(e.ino, &e.attr);
+	fk_reply_entry(req, &e);
+}
+
+static void fk_getattr(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
+{
+	struct stat st;
+
+	(void)fi;
+	attr_of(ino, &st);
+	fk_reply_attr(req, &st, 0);
+}
+
+static void fk_forget(fk_req_t req, fk_ino_t ino, uint64_t nlookup)
+{
+	(void)ino;
+	(void)nlookup;
+	fk_reply_none(req);
+}
+
+static const struct fk_ops fk_ops = {
+	.lookup = fk_lookup, .getattr = fk_getattr, .forget = fk_forget,
+};
+
+static int run_libfuse(struct fuse_args *args, const char *mnt)
+{
+	struct fuse_session *se = fuse_session_new(args, &lf_ops, sizeof(lf_ops), NULL);
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	int r = 1;
+
+	if (!se || !cfg || fuse_set_signal_handlers(se) != 0 || fuse_session_mount(se, mnt) != 0)
+		return 1;
+	fuse_loop_cfg_set_max_threads(cfg, 64);
+	r = fuse_session_loop_mt(se, cfg);
+	fuse_session_unmount(se);
+	fuse_loop_cfg_destroy(cfg);
+	fuse_session_destroy(se);
+	return r ? 1 : 0;
+}
+
+static int run_fk(struct fuse_args *args, const char *mnt)
+{
+	struct fk_options opt = { .max_threads = 64 };
+	struct fuse_session *lse;
+	struct fk_session *se;
+	int fd = fk_mount(&lse, args, mnt), r;
+
+	if (fd < 0)
+		return 1;
+	se = fk_session_new(fd, &fk_ops, NULL, &opt);
+	r = se ? fk_session_loop(se) : 1;
+	fk_session_destroy(se);
+	fk_unmount(lse);
+	return r;
+}
+
+int main(int argc, char *argv[])
+{
+	char *fake[] = { argv[0], "-odefault_permissions,fsname=fsnull,subtype=fsnull" };
+	struct fuse_args args = FUSE_ARGS_INIT(2, fake);
+	int r;
+
+	if (argc != 4 || (strcmp(argv[1], "libfuse") != 0 && strcmp(argv[1], "fk") != 0)) {
+		fprintf(stderr, "usage: fsnull libfuse|fk COUNT MOUNTPOINT\n");
+		return 2;
+	}
+	count = strtoul(argv[2], NULL, 10);
+	args.allocated = 0;
+	r = strcmp(argv[1], "fk") == 0 ? run_fk(&args, argv[3]) : run_libfuse(&args, argv[3]);
+	return r;
+}

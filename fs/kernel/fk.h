@@ -1,0 +1,169 @@
+/*
+ * fk: the kernel's FUSE protocol, spoken by casefoldfs itself (fs/README.md,
+ * "The request loop").  What a handler sees: the request, the operation
+ * table, the replies and the notices.  The shapes follow libfuse's
+ * low-level API, which the handlers were written for, so that a handler
+ * reads the same; what lies below (reading /dev/fuse, INIT, passthrough)
+ * is in this folder alone.
+ *
+ * Every request gets exactly one reply (fk_reply_none for FORGET), from
+ * the thread that runs its handler, before the handler returns.
+ */
+#ifndef FK_FK_H
+#define FK_FK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+
+#include "proto.h"
+
+typedef uint64_t fk_ino_t;
+typedef struct fk_req *fk_req_t;
+struct fk_session;
+
+/* Who asks: the calling process, and its umask for creations. */
+struct fk_ctx {
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	mode_t umask;
+};
+
+/* An open file, as OPEN/CREATE/READ/... carry it and OPEN's reply answers. */
+struct fk_file_info {
+	int flags;                  /* open(2) flags of the open */
+	uint64_t fh;                /* the handler's own, given back on each request */
+	uint64_t lock_owner;
+	unsigned direct_io : 1;     /* replies: FOPEN_DIRECT_IO */
+	unsigned keep_cache : 1;    /* FOPEN_KEEP_CACHE */
+	unsigned nonseekable : 1;   /* FOPEN_NONSEEKABLE */
+	unsigned cache_readdir : 1; /* FOPEN_CACHE_DIR */
+	unsigned noflush : 1;       /* FOPEN_NOFLUSH */
+	unsigned writepage : 1;     /* requests: a WRITE from the page cache */
+	unsigned flush : 1;         /* RELEASE: flush first */
+	int backing_fd;             /* OPEN/CREATE: the backing file's descriptor
+				       for passthrough, -1 none (backing.c) */
+};
+
+/* LOOKUP's answer; ino 0 is a negative entry, cached for entry_timeout. */
+struct fk_entry_param {
+	fk_ino_t ino;
+	uint64_t generation;
+	struct stat attr;
+	double attr_timeout;
+	double entry_timeout;
+};
+
+/* One node of a BATCH_FORGET: the kernel's fuse_forget_one, as it arrives. */
+struct fk_forget_data {
+	uint64_t ino;
+	uint64_t nlookup;
+};
+
+/*
+ * INIT: the kernel's offer and our answer, FUSE_* flags with flags2 in the
+ * upper 32 bits.  The init handler edits want (filled with the defaults of
+ * session.c) within capable.
+ */
+struct fk_conn {
+	unsigned proto_major, proto_minor;
+	uint64_t capable;
+	uint64_t want;
+	unsigned max_write;
+	unsigned max_readahead;
+	unsigned max_pages;
+};
+
+struct fk_ops {
+	void (*init)(void *data, struct fk_conn *conn);
+	void (*lookup)(fk_req_t req, fk_ino_t parent, const char *name);
+	void (*forget)(fk_req_t req, fk_ino_t ino, uint64_t nlookup);
+	void (*forget_multi)(fk_req_t req, size_t count, struct fk_forget_data *list);
+	void (*getattr)(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi);
+	void (*setattr)(fk_req_t req, fk_ino_t ino, struct stat *attr, int valid,
+			struct fk_file_info *fi);
+	void (*readlink)(fk_req_t req, fk_ino_t ino);
+	void (*mknod)(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode, dev_t rdev);
+	void (*mkdir)(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode);
+	void (*unlink)(fk_req_t req, fk_ino_t parent, const char *name);
+	void (*rmdir)(fk_req_t req, fk_ino_t parent, const char *name);
+	void (*symlink)(fk_req_t req, const char *target, fk_ino_t parent, const char *name);
+	void (*rename)(fk_req_t req, fk_ino_t parent, const char *name, fk_ino_t newparent,
+		       const char *newname, unsigned int flags);
+	void (*link)(fk_req_t req, fk_ino_t ino, fk_ino_t newparent, const char *newname);
+	void (*open)(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi);
+	void (*read)(fk_req_t req, fk_ino_t ino, size_t size, off_t off, struct fk_file_info *fi);
+	void (*write)(fk_req_t req, fk_ino_t ino, const char *buf, size_t size, off_t off,
+		      struct fk_file_info *fi);
+	void (*flush)(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi);
+	void (*release)(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi);
+	void (*fsync)(fk_req_t req, fk_ino_t ino, int datasync, struct fk_file_info *fi);
+	void (*opendir)(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi);
+	void (*readdir)(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
+			struct fk_file_info *fi);
+	void (*readdirplus)(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
+			    struct fk_file_info *fi);
+	void (*releasedir)(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi);
+	void (*fsyncdir)(fk_req_t req, fk_ino_t ino, int datasync, struct fk_file_info *fi);
+	void (*statfs)(fk_req_t req, fk_ino_t ino);
+	void (*setxattr)(fk_req_t req, fk_ino_t ino, const char *name, const char *value,
+			 size_t size, int flags);
+	void (*getxattr)(fk_req_t req, fk_ino_t ino, const char *name, size_t size);
+	void (*listxattr)(fk_req_t req, fk_ino_t ino, size_t size);
+	void (*removexattr)(fk_req_t req, fk_ino_t ino, const char *name);
+	void (*create)(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode,
+		       struct fk_file_info *fi);
+	void (*ioctl)(fk_req_t req, fk_ino_t ino, unsigned int cmd, void *arg,
+		      struct fk_file_info *fi, unsigned flags, const void *in_buf,
+		      size_t in_bufsz, size_t out_bufsz);
+	void (*fallocate)(fk_req_t req, fk_ino_t ino, int mode, off_t off, off_t len,
+			  struct fk_file_info *fi);
+};
+
+/* The request (reply.c, groups.c). */
+void *fk_req_userdata(fk_req_t req);
+const struct fk_ctx *fk_req_ctx(fk_req_t req);
+struct fk_session *fk_req_session(fk_req_t req);
+/* The caller's supplementary groups, as getgroups(2): the count, or -errno. */
+int fk_req_getgroups(fk_req_t req, int size, gid_t list[]);
+
+/* Replies (reply.c): 0, or -errno when the kernel no longer waits for it. */
+int fk_reply_err(fk_req_t req, int err);
+void fk_reply_none(fk_req_t req);
+int fk_reply_entry(fk_req_t req, const struct fk_entry_param *e);
+int fk_reply_create(fk_req_t req, const struct fk_entry_param *e,
+		    const struct fk_file_info *fi);
+int fk_reply_attr(fk_req_t req, const struct stat *attr, double attr_timeout);
+int fk_reply_readlink(fk_req_t req, const char *link);
+int fk_reply_open(fk_req_t req, const struct fk_file_info *fi);
+int fk_reply_write(fk_req_t req, size_t count);
+int fk_reply_buf(fk_req_t req, const void *buf, size_t size);
+/* READ's data: up to size bytes of fd from off (pread, then one writev). */
+int fk_reply_fd(fk_req_t req, int fd, off_t off, size_t size);
+int fk_reply_statfs(fk_req_t req, const struct statvfs *st);
+int fk_reply_xattr(fk_req_t req, size_t count);
+int fk_reply_ioctl(fk_req_t req, int result, const void *buf, size_t size);
+
+/*
+ * One entry of a READDIR (READDIRPLUS) answer into buf: the size it takes,
+ * written only if that is at most bufsize.
+ */
+size_t fk_add_direntry(fk_req_t req, char *buf, size_t bufsize, const char *name,
+		       const struct stat *st, off_t off);
+size_t fk_add_direntry_plus(fk_req_t req, char *buf, size_t bufsize, const char *name,
+			    const struct fk_entry_param *e, off_t off);
+
+/* Notices (notify.c): 0, or -errno (-ENOENT: the kernel knows no such node). */
+int fk_notify_inval_inode(struct fk_session *se, fk_ino_t ino, off_t off, off_t len);
+int fk_notify_inval_entry(struct fk_session *se, fk_ino_t parent, const char *name,
+			  size_t namelen);
+int fk_notify_inc_epoch(struct fk_session *se);
+
+/* What INIT settled, one "name value" per line, for the stats xattr (session.c). */
+int fk_session_describe(const struct fk_session *se, char *buf, size_t len);
+
+#endif /* FK_FK_H */

@@ -1,0 +1,178 @@
+/*
+ * The request loop: workers, each on its own clone of the session's
+ * /dev/fuse descriptor (FUSE_DEV_IOC_CLONE), each reading one request into
+ * its own buffer and answering it before reading the next.  The kernel
+ * queues requests for the whole session and hands each to one reader; a
+ * reply must go back by the descriptor the request came by, which each
+ * worker's own makes trivially so.
+ *
+ * The pool grows as libfuse's did: one worker at first, another whenever
+ * the last idle one takes a request, up to max_threads (handlers may block
+ * on the backing filesystem, fs/README.md "Threat model").  Workers never
+ * exit before the session ends.
+ *
+ * The main thread answers INIT, then waits for a signal: SIGINT, SIGTERM
+ * or SIGHUP from outside, SIGUSR1 from a worker that saw the session end
+ * (ENODEV: unmounted).  It then cancels the workers, which accept
+ * cancellation only while waiting in read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "session.h"
+
+struct fk_worker {
+	struct fk_session *se;
+	int fd;
+	bool own_fd;               /* a clone, closed with the worker */
+	char *buf;
+	pthread_t thread;
+	struct fk_worker *next;
+};
+
+static void end_session(struct fk_session *se)
+{
+	if (atomic_exchange(&se->ended, 1) == 0)
+		pthread_kill(se->main_thread, SIGUSR1);
+}
+
+/* A descriptor of the session for a new worker: a clone, else the session's own. */
+static int worker_fd(struct fk_session *se, bool *own)
+{
+	uint32_t master = (uint32_t)se->fd;
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	*own = false;
+	if (fd < 0)
+		return se->fd;
+	if (ioctl(fd, FUSE_DEV_IOC_CLONE, &master) < 0) {
+		close(fd);
+		return se->fd;
+	}
+	*own = true;
+	return fd;
+}
+
+static void spawn(struct fk_session *se);
+
+static void *work(void *arg)
+{
+	struct fk_worker *w = arg;
+	struct fk_session *se = w->se;
+	ssize_t n;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	for (;;) {
+		atomic_fetch_add(&se->idle, 1);
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		n = read(w->fd, w->buf, se->bufsize);
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		if (atomic_fetch_sub(&se->idle, 1) == 1 && n > 0)
+			spawn(se);
+		if (n > 0) {
+			fk_dispatch(se, w->fd, w->buf, (size_t)n, se->bufsize);
+			continue;
+		}
+		/* EINTR, EAGAIN: nothing; ENOENT: interrupted before we read it. */
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOENT))
+			continue;
+		if (n < 0 && errno != ENODEV)
+			fprintf(stderr, "casefoldfs: reading /dev/fuse: %s\n", strerror(errno));
+		end_session(se);
+		return NULL;
+	}
+}
+
+/* One more worker, if the pool may grow; a failure only leaves it as it is. */
+static void spawn(struct fk_session *se)
+{
+	struct fk_worker *w;
+
+	pthread_mutex_lock(&se->lock);
+	if (se->nworkers >= se->opt.max_threads || atomic_load(&se->ended))
+		goto out;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		goto out;
+	w->se = se;
+	w->buf = malloc(se->bufsize);
+	w->fd = se->nworkers == 0 ? se->fd : worker_fd(se, &w->own_fd);
+	if (!w->buf || pthread_create(&w->thread, NULL, work, w) != 0) {
+		if (w->own_fd)
+			close(w->fd);
+		free(w->buf);
+		free(w);
+		goto out;
+	}
+	w->next = se->workers;
+	se->workers = w;
+	se->nworkers++;
+out:
+	pthread_mutex_unlock(&se->lock);
+}
+
+/* INIT, read on the session's descriptor before any worker runs. */
+static int serve_init(struct fk_session *se)
+{
+	char *buf = malloc(se->bufsize);
+	int r = -1;
+	ssize_t n;
+
+	while (buf) {
+		n = read(se->fd, buf, se->bufsize);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOENT))
+			continue;
+		if (n <= 0)
+			break;
+		r = fk_session_init(se, buf, (size_t)n);
+		if (r <= 0)
+			break;
+	}
+	free(buf);
+	return r;
+}
+
+int fk_session_loop(struct fk_session *se)
+{
+	struct fk_worker *w;
+	sigset_t stop;
+	int sig = 0;
+
+	if (serve_init(se) < 0)
+		return 1;
+	spawn(se);
+	if (se->nworkers == 0)
+		return 1;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGUSR1);
+	while (sigwait(&stop, &sig) != 0 || (sig == SIGUSR1 && !atomic_load(&se->ended)))
+		;
+	/* No worker joins the pool once ended is set (spawn checks it under the lock). */
+	atomic_store(&se->ended, 1);
+	pthread_mutex_lock(&se->lock);
+	w = se->workers;
+	se->workers = NULL;
+	pthread_mutex_unlock(&se->lock);
+	for (struct fk_worker *c = w; c; c = c->next)
+		pthread_cancel(c->thread);
+	while (w) {
+		struct fk_worker *next = w->next;
+
+		pthread_join(w->thread, NULL);
+		if (w->own_fd)
+			close(w->fd);
+		free(w->buf);
+		free(w);
+		w = next;
+	}
+	return 0;
+}

@@ -1,0 +1,28 @@
+#include <stddef.h>
+
+#include "lowlevel.h"
+#include "mount.h"
+
+/* libfuse's session, with no operation: only its mount options matter. */
+static const struct fuse_lowlevel_ops none;
+
+int fk_mount(struct fuse_session **lse, struct fuse_args *args, const char *mountpoint)
+{
+	*lse = fuse_session_new(args, &none, sizeof(none), NULL);
+	if (!*lse)
+		return -1;
+	if (fuse_session_mount(*lse, mountpoint) != 0) {
+		fuse_session_destroy(*lse);
+		*lse = NULL;
+		return -1;
+	}
+	return fuse_session_fd(*lse);
+}
+
+void fk_unmount(struct fuse_session *lse)
+{
+	if (!lse)
+		return;
+	fuse_session_unmount(lse);
+	fuse_session_destroy(lse);
+}

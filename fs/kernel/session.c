@@ -1,0 +1,218 @@
+/*
+ * INIT: what the kernel offers, what the daemon takes, and the record of
+ * it that the stats xattr shows (fs/README.md, "The request loop").
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "session.h"
+
+/*
+ * The largest request is a WRITE of max_write bytes after its headers;
+ * max_pages pages of 4 KiB, as libfuse 3.14 asks, so that both loops move
+ * the same amount per request.
+ */
+#define MAX_PAGES 256
+#define HEADROOM 4096
+
+struct fk_session *fk_session_new(int fd, const struct fk_ops *ops, void *data,
+				  const struct fk_options *opt)
+{
+	struct fk_session *se = calloc(1, sizeof(*se));
+	sigset_t stop;
+
+	if (!se)
+		return NULL;
+	se->fd = fd;
+	se->ops = ops;
+	se->data = data;
+	se->opt = *opt;
+	if (se->opt.max_threads == 0)
+		se->opt.max_threads = 1;
+	se->bufsize = (size_t)MAX_PAGES * 4096 + HEADROOM;
+	pthread_mutex_init(&se->lock, NULL);
+	pthread_mutex_init(&se->backing_lock, NULL);
+	se->main_thread = pthread_self();
+	/*
+	 * The signals that end the daemon are taken by the loop's sigwait
+	 * (loop.c) alone: blocked here, before any other thread starts, every
+	 * thread inherits the mask.  A write to a connection the kernel has
+	 * closed must fail, not kill.
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return se;
+}
+
+void fk_session_destroy(struct fk_session *se)
+{
+	if (!se)
+		return;
+	for (size_t i = 0; i < sizeof(se->backings) / sizeof(se->backings[0]); i++)
+		while (se->backings[i]) {
+			struct fk_backing *b = se->backings[i];
+
+			se->backings[i] = b->next;
+			free(b);
+		}
+	pthread_mutex_destroy(&se->lock);
+	pthread_mutex_destroy(&se->backing_lock);
+	free(se);
+}
+
+/*
+ * What every mount takes where the kernel offers it, before the init
+ * handler's say: libfuse 3.14's defaults for a low-level daemon (the
+ * handlers were tuned on them), and requests of MAX_PAGES pages.
+ */
+static uint64_t default_want(const struct fk_session *se)
+{
+	uint64_t want = FUSE_ASYNC_READ | FUSE_PARALLEL_DIROPS | FUSE_AUTO_INVAL_DATA |
+			FUSE_HANDLE_KILLPRIV | FUSE_ASYNC_DIO | FUSE_HAS_IOCTL_DIR |
+			FUSE_ATOMIC_O_TRUNC | FUSE_BIG_WRITES | FUSE_MAX_PAGES;
+
+	if (se->ops->readdirplus)
+		want |= FUSE_DO_READDIRPLUS | (se->ops->readdir ? FUSE_READDIRPLUS_AUTO : 0);
+	return want;
+}
+
+/* Passthrough where offered and allowed; else why not, for the stats. */
+static void settle_passthrough(struct fk_session *se, struct fk_conn *conn)
+{
+	if (!se->opt.passthrough) {
+		snprintf(se->passthrough_note, sizeof(se->passthrough_note),
+			 "off (not root, or -o nopassthrough)");
+		return;
+	}
+	if (!(conn->capable & FUSE_PASSTHROUGH)) {
+		snprintf(se->passthrough_note, sizeof(se->passthrough_note),
+			 "off (the kernel offers none: Linux < 6.9)");
+		return;
+	}
+	/*
+	 * Depth 1: backing files on a filesystem that stacks on another
+	 * (overlayfs, another FUSE mount with passthrough) are refused by the
+	 * kernel and served by the daemon instead (backing.c); an overlayfs
+	 * may still stack on this mount.
+	 */
+	conn->want |= FUSE_PASSTHROUGH;
+	se->max_stack_depth = 1;
+}
+
+int fk_session_init(struct fk_session *se, const char *buf, size_t len)
+{
+	const struct fuse_in_header *ih = (const void *)buf;
+	const struct fuse_init_in *in = (const void *)(buf + sizeof(*ih));
+	struct fk_init_out out = { .major = FK_PROTO_MAJOR, .minor = FK_PROTO_MINOR };
+	struct fk_conn *conn = &se->conn;
+	size_t inlen = len - sizeof(*ih), outlen = sizeof(out);
+	struct iovec iov = { &out, 0 };
+
+	if (len < sizeof(*ih) + 16 || ih->opcode != FUSE_INIT) {
+		fprintf(stderr, "casefoldfs: the kernel's first request is not INIT\n");
+		return -1;
+	}
+	/* Too new a kernel proposes its major: ours goes back, INIT comes again. */
+	if (in->major > FK_PROTO_MAJOR) {
+		iov.iov_len = 8;
+		fk_send(se->fd, ih->unique, 0, &iov, 1);
+		return 1;
+	}
+	if (in->major < FK_PROTO_MAJOR || in->minor < 23) {
+		fprintf(stderr, "casefoldfs: the kernel's FUSE protocol %u.%u is older than "
+			"7.23\n", in->major, in->minor);
+		fk_send(se->fd, ih->unique, EPROTO, NULL, 0);
+		return -1;
+	}
+	conn->proto_major = in->major;
+	conn->proto_minor = in->minor < FK_PROTO_MINOR ? in->minor : FK_PROTO_MINOR;
+	conn->capable = in->flags;
+	if ((in->flags & FUSE_INIT_EXT) && inlen >= offsetof(struct fuse_init_in, flags2) + 4)
+		conn->capable |= (uint64_t)in->flags2 << 32;
+	conn->max_readahead = in->max_readahead;
+	conn->max_pages = MAX_PAGES;
+	conn->max_write = MAX_PAGES * 4096;
+	conn->want = default_want(se);
+	if (se->ops->init)
+		se->ops->init(se->data, conn);
+	settle_passthrough(se, conn);
+	if (se->opt.request_timeout && (conn->capable & FUSE_REQUEST_TIMEOUT)) {
+		conn->want |= FUSE_REQUEST_TIMEOUT;
+		se->request_timeout = se->opt.request_timeout > 65535 ? 65535
+					: se->opt.request_timeout;
+	}
+	conn->want &= conn->capable;
+	if (conn->want >> 32)
+		conn->want |= FUSE_INIT_EXT;
+
+	out.max_readahead = conn->max_readahead;
+	out.flags = (uint32_t)conn->want;
+	out.flags2 = (uint32_t)(conn->want >> 32);
+	out.max_write = conn->max_write;
+	out.max_pages = (conn->want & FUSE_MAX_PAGES) ? conn->max_pages : 0;
+	out.max_stack_depth = (conn->want & FUSE_PASSTHROUGH) ? se->max_stack_depth : 0;
+	out.request_timeout = (conn->want & FUSE_REQUEST_TIMEOUT) ? se->request_timeout : 0;
+	iov.iov_len = outlen;
+	return fk_send(se->fd, ih->unique, 0, &iov, 1) < 0 ? -1 : 0;
+}
+
+/* The INIT flags by name, for the stats xattr. */
+static const struct {
+	uint64_t flag;
+	const char *name;
+} flag_names[] = {
+	{ FUSE_ASYNC_READ, "async_read" },
+	{ FUSE_ATOMIC_O_TRUNC, "atomic_o_trunc" },
+	{ FUSE_EXPORT_SUPPORT, "export_support" },
+	{ FUSE_BIG_WRITES, "big_writes" },
+	{ FUSE_DONT_MASK, "dont_mask" },
+	{ FUSE_HAS_IOCTL_DIR, "ioctl_dir" },
+	{ FUSE_AUTO_INVAL_DATA, "auto_inval_data" },
+	{ FUSE_DO_READDIRPLUS, "readdirplus" },
+	{ FUSE_READDIRPLUS_AUTO, "readdirplus_auto" },
+	{ FUSE_ASYNC_DIO, "async_dio" },
+	{ FUSE_PARALLEL_DIROPS, "parallel_dirops" },
+	{ FUSE_HANDLE_KILLPRIV, "handle_killpriv" },
+	{ FUSE_POSIX_ACL, "posix_acl" },
+	{ FUSE_MAX_PAGES, "max_pages" },
+	{ FUSE_PASSTHROUGH, "passthrough" },
+	{ FUSE_REQUEST_TIMEOUT, "request_timeout" },
+	{ FUSE_OVER_IO_URING, "over_io_uring" },
+};
+
+int fk_session_describe(const struct fk_session *se, char *buf, size_t len)
+{
+	const struct fk_conn *c = &se->conn;
+	size_t used;
+	int n;
+
+	n = snprintf(buf, len, "fuse protocol %u.%u\nfuse workers %u\nfuse init", c->proto_major,
+		     c->proto_minor, se->nworkers);
+	for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+		if (n >= 0 && (size_t)n < len && (c->want & flag_names[i].flag))
+			n += snprintf(buf + n, len - (size_t)n, " %s", flag_names[i].name);
+	if (n < 0 || (size_t)n >= len)
+		return -ERANGE;
+	used = (size_t)n;
+	n = snprintf(buf + used, len - used,
+		     "\nfuse max_write %u\nfuse max_readahead %u\nfuse max_stack_depth %u\n"
+		     "fuse request_timeout %u\nfuse passthrough %s%s%lu opened, %lu refused\n",
+		     c->max_write, c->max_readahead,
+		     (c->want & FUSE_PASSTHROUGH) ? se->max_stack_depth : 0,
+		     (c->want & FUSE_REQUEST_TIMEOUT) ? se->request_timeout : 0,
+		     (c->want & FUSE_PASSTHROUGH) ? "on" : se->passthrough_note,
+		     (c->want & FUSE_PASSTHROUGH) ? ": " : ", ",
+		     atomic_load(&se->backing_opened), atomic_load(&se->backing_refused));
+	if (n < 0 || (size_t)n >= len - used)
+		return -ERANGE;
+	return (int)(used + (size_t)n);
+}

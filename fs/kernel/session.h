@@ -1,0 +1,93 @@
+/*
+ * The session: one mount's connection to the kernel, as main.c runs it.
+ * Internal to fs/kernel except for the four calls main.c makes.
+ */
+#ifndef FK_SESSION_H
+#define FK_SESSION_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/uio.h>
+
+#include "fk.h"
+
+/* What the command line asks of the loop. */
+struct fk_options {
+	unsigned max_threads;      /* workers at most; 1: a single thread */
+	bool passthrough;          /* offer FUSE_PASSTHROUGH (needs CAP_SYS_ADMIN) */
+	unsigned request_timeout;  /* seconds, 0: none asked */
+};
+
+struct fk_worker;
+
+/* One open-files record per node with a backing file (backing.c). */
+struct fk_backing {
+	uint64_t nodeid;
+	int id;                    /* the kernel's backing id; 0: opens without one */
+	int accmode;               /* O_RDONLY, O_WRONLY or O_RDWR of its file */
+	unsigned opens;
+	struct fk_backing *next;
+};
+
+struct fk_session {
+	int fd;                    /* /dev/fuse as mounted: INIT, notices, first worker */
+	const struct fk_ops *ops;
+	void *data;
+	struct fk_options opt;
+	size_t bufsize;            /* a request's largest: max_write plus headers */
+
+	/* Settled at INIT, read-only after. */
+	struct fk_conn conn;
+	unsigned request_timeout;  /* granted, seconds */
+	unsigned max_stack_depth;
+	char passthrough_note[80]; /* why passthrough is off, if it is */
+
+	/* The workers (loop.c), under lock. */
+	pthread_mutex_t lock;
+	struct fk_worker *workers;
+	unsigned nworkers;
+	atomic_uint idle;          /* workers waiting in read */
+	pthread_t main_thread;
+	atomic_int ended;          /* the kernel ended the session (or it failed) */
+
+	/* Passthrough's backing files (backing.c), under backing_lock. */
+	pthread_mutex_t backing_lock;
+	struct fk_backing *backings[256];
+	atomic_ulong backing_opened, backing_refused;
+};
+
+/* The request as a handler's calls see it. */
+struct fk_req {
+	struct fk_session *se;
+	int fd;                    /* replies go back the way the request came */
+	uint64_t unique;
+	uint64_t nodeid;
+	uint32_t opcode;
+	struct fk_ctx ctx;
+	char *scratch;             /* the worker's buffer, free once decoded */
+	size_t scratch_size;
+};
+
+/* session.c */
+struct fk_session *fk_session_new(int fd, const struct fk_ops *ops, void *data,
+				  const struct fk_options *opt);
+void fk_session_destroy(struct fk_session *se);
+/* Answers INIT from the buffer; 0, or -1 when the kernel cannot be served. */
+int fk_session_init(struct fk_session *se, const char *buf, size_t len);
+
+/* loop.c: serves requests until unmounted or signalled; 0 or 1 (the exit status). */
+int fk_session_loop(struct fk_session *se);
+
+/* dispatch.c: one request from the buffer, answered through fd. */
+void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, size_t bufsize);
+
+/* reply.c */
+int fk_send(int fd, uint64_t unique, int error, const struct iovec *iov, int count);
+
+/* backing.c: passthrough for an open's reply, and its end at RELEASE. */
+int fk_backing_attach(struct fk_req *req, uint64_t nodeid, const struct fk_file_info *fi,
+		      uint32_t *open_flags);
+void fk_backing_undo(struct fk_session *se, uint64_t nodeid);
+void fk_backing_release(struct fk_session *se, uint64_t nodeid);
+
+#endif /* FK_SESSION_H */
