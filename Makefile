@@ -58,7 +58,7 @@ TEST_LIBS   := -lext2fs -lcom_err $(shell $(PKGCONFIG) --libs icu-uc icu-i18n 2>
 
 LIB_SRC  := $(wildcard lib/*.c) $(wildcard lib/tables/*.c)
 CLI_SRC  := $(wildcard cli/*.c cli/*/*.c)
-FS_SRC   := $(wildcard fs/*.c)
+FS_SRC   := $(wildcard fs/*.c fs/kernel/*.c)
 GEN_SRC  := $(wildcard gen/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 

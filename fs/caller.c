@@ -68,9 +68,9 @@ static int read_caps(pid_t pid, uid_t uid, uint64_t *caps)
 	return have_uid && have_caps ? 0 : -EPERM;
 }
 
-bool caller_capable(fuse_req_t req, int cap)
+bool caller_capable(fk_req_t req, int cap)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	const struct fk_ctx *ctx = fk_req_ctx(req);
 	uint64_t caps;
 
 	if (ctx->pid <= 0 || !same_user_ns(ctx->pid))
@@ -92,7 +92,7 @@ bool caller_capable(fuse_req_t req, int cap)
  * permission to remove depends on the directory alone, which the kernel has
  * checked and the daemon holds by descriptor.
  */
-static bool sticky_for(const struct fuse_ctx *ctx, const struct stat *dst)
+static bool sticky_for(const struct fk_ctx *ctx, const struct stat *dst)
 {
 	return (dst->st_mode & S_ISVTX) && dst->st_uid != ctx->uid;
 }
@@ -107,9 +107,9 @@ struct fscreds {
  * Takes on the caller's filesystem identity on this thread.  setgroups must
  * be the raw system call: glibc's changes every thread of the process.
  */
-static int become_caller(fuse_req_t req, struct fscreds *saved)
+static int become_caller(fk_req_t req, struct fscreds *saved)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	const struct fk_ctx *ctx = fk_req_ctx(req);
 	gid_t *groups;
 	int n;
 
@@ -120,9 +120,9 @@ static int become_caller(fuse_req_t req, struct fscreds *saved)
 		free(saved->groups);
 		return -ENOMEM;
 	}
-	n = fuse_req_getgroups(req, 0, NULL);
+	n = fk_req_getgroups(req, 0, NULL);
 	groups = calloc(n > 0 ? (size_t)n : 1, sizeof(gid_t));
-	if (n < 0 || !groups || fuse_req_getgroups(req, n, groups) != n ||
+	if (n < 0 || !groups || fk_req_getgroups(req, n, groups) != n ||
 	    syscall(SYS_setgroups, (size_t)n, groups) < 0) {
 		free(groups);
 		free(saved->groups);
@@ -146,13 +146,13 @@ static void become_daemon(struct fscreds *saved)
  * unlinkat(dfd, name, flags), as the caller where the object matters; dst:
  * the directory's attributes as checked in this hold of its lock.
  */
-int caller_unlinkat(fuse_req_t req, int dfd, const struct stat *dst, const char *name,
+int caller_unlinkat(fk_req_t req, int dfd, const struct stat *dst, const char *name,
 		    int flags)
 {
 	struct fscreds saved;
 	int err;
 
-	if (!sticky_for(fuse_req_ctx(req), dst))
+	if (!sticky_for(fk_req_ctx(req), dst))
 		return unlinkat(dfd, name, flags) < 0 ? -errno : 0;
 	err = become_caller(req, &saved);
 	if (err < 0)
@@ -166,10 +166,10 @@ int caller_unlinkat(fuse_req_t req, int dfd, const struct stat *dst, const char 
 }
 
 /* renameat2, likewise: both the entry moved and the one replaced matter. */
-int caller_renameat2(fuse_req_t req, int dfd, const struct stat *dst, const char *from,
+int caller_renameat2(fk_req_t req, int dfd, const struct stat *dst, const char *from,
 		     int ndfd, const struct stat *ndst, const char *to, unsigned int flags)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	const struct fk_ctx *ctx = fk_req_ctx(req);
 	struct fscreds saved;
 	int err;
 
@@ -197,7 +197,7 @@ int caller_renameat2(fuse_req_t req, int dfd, const struct stat *dst, const char
  */
 static const int flag_caps[] = { CAP_LINUX_IMMUTABLE, CAP_SYS_RESOURCE };
 
-int caller_caps_begin(fuse_req_t req, struct caller_caps *saved)
+int caller_caps_begin(fk_req_t req, struct caller_caps *saved)
 {
 	struct caps_sets cut;
 	int err = caps_get(&saved->sets);
@@ -234,9 +234,9 @@ void caller_caps_end(struct caller_caps *saved)
  * backing kernel checks again, in the call that acts, against the object
  * as it is then.  A caller with CAP_FOWNER is served as the daemon.
  */
-int caller_ioctl_owner(fuse_req_t req, int fd, unsigned long cmd, void *arg)
+int caller_ioctl_owner(fk_req_t req, int fd, unsigned long cmd, void *arg)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	const struct fk_ctx *ctx = fk_req_ctx(req);
 	struct caps_sets saved, cut;
 	struct fscreds creds;
 	struct stat st;

@@ -17,13 +17,13 @@ struct caller_caps {
 	bool changed;
 };
 
-bool caller_capable(fuse_req_t req, int cap);
-int caller_caps_begin(fuse_req_t req, struct caller_caps *saved);
+bool caller_capable(fk_req_t req, int cap);
+int caller_caps_begin(fk_req_t req, struct caller_caps *saved);
 void caller_caps_end(struct caller_caps *saved);
-int caller_ioctl_owner(fuse_req_t req, int fd, unsigned long cmd, void *arg);
-int caller_unlinkat(fuse_req_t req, int dfd, const struct stat *dst, const char *name,
+int caller_ioctl_owner(fk_req_t req, int fd, unsigned long cmd, void *arg);
+int caller_unlinkat(fk_req_t req, int dfd, const struct stat *dst, const char *name,
 		    int flags);
-int caller_renameat2(fuse_req_t req, int dfd, const struct stat *dst, const char *from,
+int caller_renameat2(fk_req_t req, int dfd, const struct stat *dst, const char *from,
 		     int ndfd, const struct stat *ndst, const char *to, unsigned int flags);
 
 #endif /* CFS_CALLER_H */

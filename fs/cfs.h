@@ -45,7 +45,7 @@ enum cfs_watch {
 
 struct cfs {
 	/* Immutable once mounted. */
-	struct fuse_session *se;
+	struct fk_session *se;
 	struct cfs_options opt;
 	struct cfs_names names;     /* the naming rule's context */
 	bool can_chown;             /* CAP_CHOWN: new entries go to the caller */
@@ -67,9 +67,9 @@ struct cfs {
 };
 
 /* The daemon's state, from a request. */
-static inline struct cfs *cfs_of(fuse_req_t req)
+static inline struct cfs *cfs_of(fk_req_t req)
 {
-	return fuse_req_userdata(req);
+	return fk_req_userdata(req);
 }
 
 #endif /* CFS_CFS_H */

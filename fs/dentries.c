@@ -37,14 +37,10 @@
  * cache positive entries either way, and negative ones only with the
  * epoch: a flag change can turn them into non-exact directories.
  */
-#include <linux/fuse.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "dentries.h"
-
-/* Not in older <linux/fuse.h>; the value is fixed by the protocol (7.44). */
-#define NOTIFY_INC_EPOCH 8
 
 void dent_init(struct cfs_epoch *ep, bool noepoch)
 {
@@ -56,13 +52,7 @@ void dent_init(struct cfs_epoch *ep, bool noepoch)
 /* Expires every dentry of the mount; false if the kernel does not know how. */
 static bool inc_epoch(struct cfs_epoch *ep)
 {
-	struct fuse_out_header oh = {
-		.len = sizeof(oh),
-		.error = NOTIFY_INC_EPOCH,
-		.unique = 0,  /* a notification, not a reply */
-	};
-
-	return write(fuse_session_fd(ep->se), &oh, sizeof(oh)) == (ssize_t)sizeof(oh);
+	return fk_notify_inc_epoch(ep->se) == 0;
 }
 
 /* The first caller probes the kernel; a probe is a harmless bump. */

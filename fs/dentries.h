@@ -38,7 +38,7 @@ enum {
 
 /* A mount's epoch. */
 struct cfs_epoch {
-	struct fuse_session *se;    /* set before the first request */
+	struct fk_session *se;    /* set before the first request */
 	_Atomic int mode;           /* CFS_DCACHE_*: set once by the probe */
 	_Atomic uint64_t now;       /* epochs bumped, plus one */
 };

@@ -29,9 +29,9 @@
 
 /* FILEID_INO32_GEN (linux/exportfs.h): u32 inode number, u32 generation. */
 #define HANDLE_INO32_GEN 1
-#define COUNTER_END ((fuse_ino_t)1 << 32)
+#define COUNTER_END ((fk_ino_t)1 << 32)
 
-static size_t id_bucket(size_t size, fuse_ino_t value)
+static size_t id_bucket(size_t size, fk_ino_t value)
 {
 	uint64_t h = (uint64_t)value * 0x9e3779b97f4a7c15u;
 
@@ -73,7 +73,7 @@ static struct cfs_inode *id_node(struct cfs_id *e)
 	return (struct cfs_inode *)((char *)e - offsetof(struct cfs_inode, id));
 }
 
-static struct cfs_id *find(const struct cfs_nodes *nt, fuse_ino_t value)
+static struct cfs_id *find(const struct cfs_nodes *nt, fk_ino_t value)
 {
 	struct cfs_id *e = nt->ids[id_bucket(nt->ids_size, value)];
 
@@ -143,7 +143,7 @@ static void take_counter(struct cfs_nodes *nt, struct cfs_id *e)
 }
 
 /* The id derived from a file handle, or 0 if it has none. */
-static fuse_ino_t derived_id(int type, const unsigned char *handle, size_t len)
+static fk_ino_t derived_id(int type, const unsigned char *handle, size_t len)
 {
 	uint32_t ino, gen;
 
@@ -153,15 +153,15 @@ static fuse_ino_t derived_id(int type, const unsigned char *handle, size_t len)
 	memcpy(&gen, handle + sizeof(ino), sizeof(gen));
 	/* Generation 0 would open any object with that inode number (ext4
 	 * checks no generation then): such an object gets a counter id. */
-	return gen ? (fuse_ino_t)gen << 32 | ino : 0;
+	return gen ? (fk_ino_t)gen << 32 | ino : 0;
 }
 
-bool ids_derived(fuse_ino_t value)
+bool ids_derived(fk_ino_t value)
 {
 	return value >= COUNTER_END;
 }
 
-void ids_handle(fuse_ino_t value, union inode_handle *h)
+void ids_handle(fk_ino_t value, union inode_handle *h)
 {
 	uint32_t ino = (uint32_t)value, gen = (uint32_t)(value >> 32);
 
@@ -234,7 +234,7 @@ static const struct cfs_id *alias(struct cfs_nodes *nt, struct cfs_inode *in,
 
 /* The id an entry reply gives for in, reached by spelling (NULL: its own). */
 void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, const char *spelling,
-		    fuse_ino_t *value, uint64_t *generation)
+		    fk_ino_t *value, uint64_t *generation)
 {
 	const struct cfs_id *e = &in->id;  /* immutable: read without the lock */
 
@@ -252,7 +252,7 @@ void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, const char *spel
  * holds leaves the set (the kernel makes a new one next time), so that a
  * node's aliases are only the spellings the kernel holds it by.
  */
-void inode_forget_id(struct cfs_nodes *nt, fuse_ino_t ino, uint64_t n)
+void inode_forget_id(struct cfs_nodes *nt, fk_ino_t ino, uint64_t n)
 {
 	struct cfs_inode *in = nt->root;
 	struct cfs_alias *a, **p;
@@ -278,7 +278,7 @@ void inode_forget_id(struct cfs_nodes *nt, fuse_ino_t ino, uint64_t n)
 	inode_forget(nt, in, n);
 }
 
-fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)
+fk_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)
 {
 	(void)nt;
 	return in->id.value;  /* immutable */
@@ -288,7 +288,7 @@ fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)
  * The node of an id the kernel holds a reference on: one the daemon handed
  * out and the kernel has not forgotten, so it is in the set.
  */
-struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino)
+struct cfs_inode *inode_get(struct cfs_nodes *nt, fk_ino_t ino)
 {
 	struct cfs_id *e;
 
@@ -305,7 +305,7 @@ struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino)
  * id's generation; NULL if the id is not there (an NFS file handle's may
  * be forgotten, or an earlier daemon's).
  */
-struct cfs_inode *ids_ref(struct cfs_nodes *nt, fuse_ino_t value, uint64_t *generation)
+struct cfs_inode *ids_ref(struct cfs_nodes *nt, fk_ino_t value, uint64_t *generation)
 {
 	struct cfs_inode *in = NULL;
 	struct cfs_id *e;

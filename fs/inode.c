@@ -651,7 +651,7 @@ int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, st
  * object is the root): the kernel checks the answer's id against the one
  * it asked for.
  */
-static int lookup_derived(struct cfs_nodes *nt, fuse_ino_t id, struct cfs_inode **out)
+static int lookup_derived(struct cfs_nodes *nt, fk_ino_t id, struct cfs_inode **out)
 {
 	union inode_handle h;
 	struct stat st;
@@ -677,7 +677,7 @@ static int lookup_derived(struct cfs_nodes *nt, fuse_ino_t id, struct cfs_inode 
  * a derived one by its handle (where this daemon opens handles); any
  * other is stale.
  */
-int inode_lookup_id(struct cfs_nodes *nt, fuse_ino_t id, struct cfs_inode **out,
+int inode_lookup_id(struct cfs_nodes *nt, fk_ino_t id, struct cfs_inode **out,
 		    uint64_t *generation)
 {
 	*out = ids_ref(nt, id, generation);
@@ -741,7 +741,7 @@ struct cfs_inode *inode_find(struct cfs_nodes *nt, dev_t dev, ino_t ino)
  * memory.  A snapshot: nodes may go meanwhile, and ids of forgotten nodes
  * are harmless to the kernel's invalidation calls.
  */
-size_t inode_ids(struct cfs_nodes *nt, fuse_ino_t **ids)
+size_t inode_ids(struct cfs_nodes *nt, fk_ino_t **ids)
 {
 	size_t n = 0;
 

@@ -48,7 +48,7 @@ struct cfs_dir {
 /* An id the kernel knows a node by (ids.c): the node's own, or an alias. */
 struct cfs_id {
 	struct cfs_id *next;      /* chain of the id set; table */
-	fuse_ino_t value;         /* immutable, as are: */
+	fk_ino_t value;         /* immutable, as are: */
 	uint32_t generation;
 	bool alias;               /* an alias's, not the node's own
 				     (struct cfs_inode.id) */
@@ -117,7 +117,7 @@ struct cfs_nodes {
 	union inode_handle root_handle;  /* the root's, not in htable (handle_bytes 0: none) */
 	struct cfs_id **ids;        /* every id but the root's, by value (ids.c) */
 	size_t ids_size, ids_count; /* buckets, ids */
-	fuse_ino_t next_counter;    /* the next counter id to try */
+	fk_ino_t next_counter;    /* the next counter id to try */
 	uint32_t counter_generation; /* counter ids': random at mount, never 0 */
 	size_t keep_max;            /* -o nfs_nodes=N: forgotten nodes kept */
 	size_t kept;                /* nodes on the kept list, oldest first: */
@@ -137,7 +137,7 @@ struct cfs_nodes {
 /* inode.c */
 int inode_table_init(struct cfs_nodes *nt, int rootfd, bool handles, uint32_t fd_cache);
 void inode_table_destroy(struct cfs_nodes *nt);
-int inode_lookup_id(struct cfs_nodes *nt, fuse_ino_t id, struct cfs_inode **out,
+int inode_lookup_id(struct cfs_nodes *nt, fk_ino_t id, struct cfs_inode **out,
 		    uint64_t *generation);
 void inode_ref(struct cfs_nodes *nt, struct cfs_inode *in);
 int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, struct stat *st,
@@ -151,7 +151,7 @@ int inode_lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *nam
 		    struct stat *st, struct cfs_inode **out);
 void inode_forget(struct cfs_nodes *nt, struct cfs_inode *in, uint64_t n);
 struct cfs_inode *inode_find(struct cfs_nodes *nt, dev_t dev, ino_t ino);
-size_t inode_ids(struct cfs_nodes *nt, fuse_ino_t **ids);
+size_t inode_ids(struct cfs_nodes *nt, fk_ino_t **ids);
 void inode_put(struct cfs_nodes *nt, struct cfs_inode *in);
 void inode_unhash(struct cfs_nodes *nt, struct cfs_inode *in);
 void inode_rehandle(struct cfs_nodes *nt, struct cfs_inode *in, int fd);
@@ -170,14 +170,14 @@ void ids_destroy(struct cfs_nodes *nt);
 void ids_assign(struct cfs_nodes *nt, struct cfs_inode *in);
 void ids_drop(struct cfs_nodes *nt, struct cfs_inode *in);
 void ids_free_aliases(struct cfs_inode *in);
-bool ids_derived(fuse_ino_t value);
-void ids_handle(fuse_ino_t value, union inode_handle *h);
-struct cfs_inode *ids_ref(struct cfs_nodes *nt, fuse_ino_t value, uint64_t *generation);
-struct cfs_inode *inode_get(struct cfs_nodes *nt, fuse_ino_t ino);
-fuse_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in);
+bool ids_derived(fk_ino_t value);
+void ids_handle(fk_ino_t value, union inode_handle *h);
+struct cfs_inode *ids_ref(struct cfs_nodes *nt, fk_ino_t value, uint64_t *generation);
+struct cfs_inode *inode_get(struct cfs_nodes *nt, fk_ino_t ino);
+fk_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in);
 void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, const char *spelling,
-		    fuse_ino_t *id, uint64_t *generation);
-void inode_forget_id(struct cfs_nodes *nt, fuse_ino_t ino, uint64_t n);
+		    fk_ino_t *id, uint64_t *generation);
+void inode_forget_id(struct cfs_nodes *nt, fk_ino_t ino, uint64_t n);
 
 /* handles.c (table lock held but for inode_find_handle) */
 void handles_add(struct cfs_nodes *nt, struct cfs_inode *in);

@@ -65,7 +65,7 @@ static int backing_flags(struct cfs *fs, struct cfs_inode *in, unsigned int *fla
  * the caller lacks (caller.c): the backing kernel judges the change against
  * the flags the object has when it acts, not those we reported earlier.
  */
-static int set_as_caller(fuse_req_t req, int fd, unsigned long cmd, void *arg)
+static int set_as_caller(fk_req_t req, int fd, unsigned long cmd, void *arg)
 {
 	struct caller_caps saved;
 	int err = caller_caps_begin(req, &saved);
@@ -78,7 +78,7 @@ static int set_as_caller(fuse_req_t req, int fd, unsigned long cmd, void *arg)
 	return err;
 }
 
-static int set_backing_flags(fuse_req_t req, struct cfs_inode *in, unsigned int flags)
+static int set_backing_flags(fk_req_t req, struct cfs_inode *in, unsigned int flags)
 {
 	int fd = open_backing(cfs_of(req), in), v = (int)flags, err;
 
@@ -131,7 +131,7 @@ static int may_change_casefold(struct cfs *fs, struct cfs_inode *in, bool on)
  * cannot be stored: an error leaves the flags as they were.  A changed rule
  * expires the kernel's dentries (dcache.c).
  */
-static int set_dir_flags(fuse_req_t req, struct cfs_inode *in, bool on, unsigned int rest,
+static int set_dir_flags(fk_req_t req, struct cfs_inode *in, bool on, unsigned int rest,
 			 unsigned int old)
 {
 	struct cfs *fs = cfs_of(req);
@@ -162,7 +162,7 @@ static int set_dir_flags(fuse_req_t req, struct cfs_inode *in, bool on, unsigned
  * even when the caller's request leaves them as we reported them, the
  * object may have changed since (the backing kernel checks the change).
  */
-static int set_flags(fuse_req_t req, struct cfs_inode *in, unsigned int flags)
+static int set_flags(fk_req_t req, struct cfs_inode *in, unsigned int flags)
 {
 	bool on = flags & CF_EXT4_CASEFOLD_FL;
 	unsigned int old, rest = flags & ~CF_EXT4_CASEFOLD_FL;
@@ -220,7 +220,7 @@ static int get_fsxattr(struct cfs *fs, struct cfs_inode *in, struct fsxattr *fa)
  * object with the same capability rule as FS_IOC_SETFLAGS.  The casefold
  * bit (FS_XFLAG_CASEFOLD) is never passed on, so this never changes it.
  */
-static int set_fsxattr(fuse_req_t req, struct cfs_inode *in, struct fsxattr *fa)
+static int set_fsxattr(fk_req_t req, struct cfs_inode *in, struct fsxattr *fa)
 {
 	int fd = open_backing(cfs_of(req), in), err;
 
@@ -256,7 +256,7 @@ static int get_version(struct cfs *fs, struct cfs_inode *in, int *gen)
  * Setting it is for the owner or CAP_FOWNER (caller.c); the object's file
  * handle changes with it, so the node takes the new one.
  */
-static int set_version(fuse_req_t req, struct cfs_inode *in, int gen)
+static int set_version(fk_req_t req, struct cfs_inode *in, int gen)
 {
 	struct cfs *fs = cfs_of(req);
 	int fd = open_backing(fs, in), v[2] = { gen, 0 }, err;
@@ -270,8 +270,8 @@ static int set_version(fuse_req_t req, struct cfs_inode *in, int gen)
 	return err;
 }
 
-void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
-	       struct fuse_file_info *fi, unsigned flags, const void *in_buf,
+void op_ioctl(fk_req_t req, fk_ino_t ino, unsigned int cmd, void *arg,
+	       struct fk_file_info *fi, unsigned flags, const void *in_buf,
 	       size_t in_bufsz, size_t out_bufsz)
 {
 	struct cfs *fs = cfs_of(req);
@@ -283,7 +283,7 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	(void)arg;
 	(void)fi;
 	if (flags & FUSE_IOCTL_COMPAT) {
-		fuse_reply_err(req, ENOSYS);
+		fk_reply_err(req, ENOSYS);
 		return;
 	}
 	switch (cmd) {
@@ -292,9 +292,9 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 			break;
 		err = get_flags(fs, in, &v);
 		if (err < 0)
-			fuse_reply_err(req, -err);
+			fk_reply_err(req, -err);
 		else
-			fuse_reply_ioctl(req, 0, &v, sizeof(v));
+			fk_reply_ioctl(req, 0, &v, sizeof(v));
 		return;
 	case FS_IOC_SETFLAGS:
 		if (in_bufsz < sizeof(v))
@@ -302,18 +302,18 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		memcpy(&v, in_buf, sizeof(v));
 		err = set_flags(req, in, v);
 		if (err < 0)
-			fuse_reply_err(req, -err);
+			fk_reply_err(req, -err);
 		else
-			fuse_reply_ioctl(req, 0, NULL, 0);
+			fk_reply_ioctl(req, 0, NULL, 0);
 		return;
 	case FS_IOC_FSGETXATTR:
 		if (out_bufsz < sizeof(fa))
 			break;
 		err = get_fsxattr(fs, in, &fa);
 		if (err < 0)
-			fuse_reply_err(req, -err);
+			fk_reply_err(req, -err);
 		else
-			fuse_reply_ioctl(req, 0, &fa, sizeof(fa));
+			fk_reply_ioctl(req, 0, &fa, sizeof(fa));
 		return;
 	case FS_IOC_FSSETXATTR:
 		if (in_bufsz < sizeof(fa))
@@ -321,18 +321,18 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		memcpy(&fa, in_buf, sizeof(fa));
 		err = set_fsxattr(req, in, &fa);
 		if (err < 0)
-			fuse_reply_err(req, -err);
+			fk_reply_err(req, -err);
 		else
-			fuse_reply_ioctl(req, 0, NULL, 0);
+			fk_reply_ioctl(req, 0, NULL, 0);
 		return;
 	case FS_IOC_GETVERSION:
 		if (out_bufsz < sizeof(gen))
 			break;
 		err = get_version(fs, in, &gen);
 		if (err < 0)
-			fuse_reply_err(req, -err);
+			fk_reply_err(req, -err);
 		else
-			fuse_reply_ioctl(req, 0, &gen, sizeof(gen));
+			fk_reply_ioctl(req, 0, &gen, sizeof(gen));
 		return;
 	case FS_IOC_SETVERSION:
 		if (in_bufsz < sizeof(gen))
@@ -340,13 +340,13 @@ void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		memcpy(&gen, in_buf, sizeof(gen));
 		err = set_version(req, in, gen);
 		if (err < 0)
-			fuse_reply_err(req, -err);
+			fk_reply_err(req, -err);
 		else
-			fuse_reply_ioctl(req, 0, NULL, 0);
+			fk_reply_ioctl(req, 0, NULL, 0);
 		return;
 	default:
-		fuse_reply_err(req, ENOTTY);
+		fk_reply_err(req, ENOTTY);
 		return;
 	}
-	fuse_reply_err(req, EINVAL);
+	fk_reply_err(req, EINVAL);
 }

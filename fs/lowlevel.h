@@ -1,8 +1,12 @@
-/* libfuse's low-level API, at the version every file of casefoldfs uses. */
+/*
+ * The FUSE API the handlers use: fs/kernel's request, replies and notices,
+ * and libfuse's log (which main.c points at syslog once detached).
+ */
 #ifndef CFS_LOWLEVEL_H
 #define CFS_LOWLEVEL_H
 
-#define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
-#include <fuse_lowlevel.h>
+#include <fuse_log.h>
+
+#include "kernel/fk.h"
 
 #endif /* CFS_LOWLEVEL_H */

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <malloc.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +19,13 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+/* libfuse: the command line and mounting (fs/kernel/mount.h). */
+#define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
+#include <fuse_lowlevel.h>
+
 #include "caps.h"
+#include "kernel/mount.h"
+#include "kernel/session.h"
 #include "flagstore.h"
 #include "log.h"
 #include "mountcheck.h"
@@ -53,6 +58,8 @@ struct cli {
 	char *lowerdir;         /* an overlay view (issue 25): its trees, top first */
 	char *upperdir;
 	char *workdir;
+	int nopassthrough;      /* -o nopassthrough: the daemon serves every read */
+	unsigned request_timeout; /* -o request_timeout=SECONDS, 0: none */
 };
 
 enum { KEY_CASEFOLD_BARE };
@@ -78,6 +85,8 @@ static const struct fuse_opt cli_spec[] = {
 	{ "lowerdir=%s", offsetof(struct cli, lowerdir), 0 },
 	{ "upperdir=%s", offsetof(struct cli, upperdir), 0 },
 	{ "workdir=%s", offsetof(struct cli, workdir), 0 },
+	{ "nopassthrough", offsetof(struct cli, nopassthrough), 1 },
+	{ "request_timeout=%u", offsetof(struct cli, request_timeout), 0 },
 	FUSE_OPT_END
 };
 
@@ -363,67 +372,59 @@ static void raise_fd_limit(void)
 
 /* What a session serves: a tree's mount (fs), or an overlay view. */
 struct daemon {
-	const struct fuse_lowlevel_ops *ops;
+	const struct fk_ops *ops;
 	void *data;
 	struct cfs_epoch *dentries;  /* told the session once it exists */
 	struct cfs *fs;              /* a tree: its watcher runs beside; else NULL */
 };
 
+/*
+ * libfuse mounts (fs/kernel/mount.h); fs/kernel serves.  libfuse's pool
+ * was 10 workers by default, and any backing call that blocks (a lease
+ * break, a hung nested mount, a slow network filesystem) holds one: a pool
+ * that small is one user's to take.  Without -o max_threads, 64
+ * (fs/README.md, Threat model); a quarter may wait for lease breaks
+ * (inode_set_waiters).
+ */
 static int run_session(const struct daemon *dm, struct fuse_args *args,
-		       struct fuse_cmdline_opts *co)
+		       struct fuse_cmdline_opts *co, const struct cli *cli)
 {
-	struct fuse_loop_config *cfg;
-	struct fuse_session *se;
-	int ret = 1;
+	struct fk_options opt = {
+		.passthrough = !cli->nopassthrough && caps_have(CAP_SYS_ADMIN),
+		.request_timeout = cli->request_timeout,
+	};
+	struct fuse_session *lse;
+	struct fk_session *se;
+	int fd, ret;
 
-	se = fuse_session_new(args, dm->ops, sizeof(struct fuse_lowlevel_ops), dm->data);
-	if (!se)
+	if (co->max_threads == 10)  /* libfuse's default: not given */
+		co->max_threads = MAX_THREADS_DEFAULT;
+	opt.max_threads = co->singlethread ? 1 : co->max_threads;
+	fd = fk_mount(&lse, args, co->mountpoint);
+	if (fd < 0)
 		return 1;
+	se = fk_session_new(fd, dm->ops, dm->data, &opt);
+	if (!se) {
+		fk_unmount(lse);
+		return 1;
+	}
 	dm->dentries->se = se;
 	if (dm->fs)
 		dm->fs->se = se;
-	if (fuse_set_signal_handlers(se) != 0)
-		goto out_session;
-	if (fuse_session_mount(se, co->mountpoint) != 0)
-		goto out_signals;
 	if (!co->foreground)
 		log_detach();
 	fuse_daemonize(co->foreground);
-	/*
-	 * libfuse's default pool is 10 workers, and any backing call that
-	 * blocks (a lease break, a hung nested mount, a slow network
-	 * filesystem) holds one: a pool that small is one user's to take.
-	 * Without -o max_threads, 64 (fs/README.md, Threat model); a quarter
-	 * may wait for lease breaks (inode_set_waiters).
-	 */
-	if (co->max_threads == 10)  /* libfuse's default: not given */
-		co->max_threads = MAX_THREADS_DEFAULT;
 	inode_set_waiters(co->singlethread ? 0 : co->max_threads / 4);
 	/* After fuse_daemonize: a thread would not survive its fork. */
 	if (dm->fs && notice_start(dm->fs) < 0)
 		fuse_log(FUSE_LOG_ERR, "casefoldfs: cannot start the watcher thread: changes "
 			 "behind our back may go unseen\n");
-	if (co->singlethread) {
-		ret = fuse_session_loop(se);
-	} else {
-		cfg = fuse_loop_cfg_create();
-		if (cfg) {
-			fuse_loop_cfg_set_clone_fd(cfg, (unsigned)co->clone_fd);
-			fuse_loop_cfg_set_max_threads(cfg, co->max_threads);
-			if (co->max_idle_threads != UINT_MAX) /* UINT_MAX: not given */
-				fuse_loop_cfg_set_idle_threads(cfg, co->max_idle_threads);
-			ret = fuse_session_loop_mt(se, cfg);
-			fuse_loop_cfg_destroy(cfg);
-		}
-	}
+	ret = fk_session_loop(se);
 	if (dm->fs)
 		notice_stop(dm->fs);
-	fuse_session_unmount(se);
-out_signals:
-	fuse_remove_signal_handlers(se);
-out_session:
-	fuse_session_destroy(se);
-	return ret ? 1 : 0;
+	fk_unmount(lse);
+	fk_session_destroy(se);
+	return ret;
 }
 
 /* Nothing changes a view's trees behind its back: answers keep a day. */
@@ -502,7 +503,7 @@ static int run_view(struct cli *cli, struct fuse_args *args, struct fuse_cmdline
 	if (add_mount_options(args, label ? label : "overlay") == 0) {
 		struct daemon dm = { ovl_table(), &v, &v.dentries, NULL };
 
-		ret = run_session(&dm, args, co);
+		ret = run_session(&dm, args, co, cli);
 	}
 	view_destroy(&v);
 	return ret;
@@ -517,17 +518,6 @@ int main(int argc, char *argv[])
 	struct cfs fs = { 0 };
 	int rootfd = -1, ret = 1;
 
-	/*
-	 * op_read answers through fuse_reply_data without splice, so libfuse
-	 * copies every read into a fresh buffer of up to max_read (128 KiB).
-	 * Above glibc's default mmap threshold each such buffer is mmapped and
-	 * munmapped: page faults and TLB-shootdown IPIs on every request, a
-	 * sequential read about 20 times slower than bindfs.  A fixed 4 MiB
-	 * threshold (and a trim threshold above it, so freed buffers are not
-	 * handed straight back to the kernel) keeps them on the heap for reuse.
-	 */
-	mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
-	mallopt(M_TRIM_THRESHOLD, 8 * 1024 * 1024);
 	if (fuse_opt_parse(&args, &cli, cli_spec, cli_proc) != 0 ||
 	    fuse_parse_cmdline(&args, &co) != 0)
 		goto out;
@@ -576,7 +566,7 @@ int main(int argc, char *argv[])
 	if (add_mount_options(&args, cli.backing) == 0) {
 		struct daemon dm = { ops_table(), &fs, &fs.dentries, &fs };
 
-		ret = run_session(&dm, &args, &co);
+		ret = run_session(&dm, &args, &co, &cli);
 	}
 	watch_close(&fs);
 	inode_table_destroy(&fs.nodes);  /* closes rootfd */

@@ -40,7 +40,7 @@ static struct {
 
 static void entry_changed(struct cfs *fs, struct cfs_inode *dir, const char *name)
 {
-	fuse_ino_t id = inode_id(&fs->nodes, dir);
+	fk_ino_t id = inode_id(&fs->nodes, dir);
 	struct cfs_name n = names_name(name);
 
 	if (!dir->d)
@@ -48,8 +48,8 @@ static void entry_changed(struct cfs *fs, struct cfs_inode *dir, const char *nam
 	pthread_mutex_lock(&dir->d->lock);
 	dcache_behind(fs, dir, &n);
 	pthread_mutex_unlock(&dir->d->lock);
-	fuse_lowlevel_notify_inval_entry(fs->se, id, name, strlen(name));
-	fuse_lowlevel_notify_inval_inode(fs->se, id, 0, 0);
+	fk_notify_inval_entry(fs->se, id, name, strlen(name));
+	fk_notify_inval_inode(fs->se, id, 0, 0);
 }
 
 static void object_changed(struct cfs *fs, struct cfs_inode *in, bool data, bool attrib)
@@ -60,19 +60,19 @@ static void object_changed(struct cfs *fs, struct cfs_inode *in, bool data, bool
 		dcache_rule_behind(fs, in);
 		pthread_mutex_unlock(&in->d->lock);
 	}
-	fuse_lowlevel_notify_inval_inode(fs->se, inode_id(&fs->nodes, in), data ? 0 : -1, 0);
+	fk_notify_inval_inode(fs->se, inode_id(&fs->nodes, in), data ? 0 : -1, 0);
 }
 
 static void everything_changed(struct cfs *fs)
 {
-	fuse_ino_t *ids;
+	fk_ino_t *ids;
 	size_t n = inode_ids(&fs->nodes, &ids);
 
 	fuse_log(FUSE_LOG_WARNING, "casefoldfs: change notices were lost: the kernel forgets "
 		 "everything it cached of this mount\n");
 	dcache_expire_all(fs);
 	for (size_t i = 0; i < n; i++)
-		fuse_lowlevel_notify_inval_inode(fs->se, ids[i], 0, 0);
+		fk_notify_inval_inode(fs->se, ids[i], 0, 0);
 	free(ids);
 }
 

@@ -1,7 +1,7 @@
 /* The operation table: every request casefoldfs answers, in one place. */
 #include "ops.h"
 
-static const struct fuse_lowlevel_ops table = {
+static const struct fk_ops table = {
 	.init = op_init,
 	/* names (ops_dir.c) */
 	.lookup = op_lookup,
@@ -25,7 +25,7 @@ static const struct fuse_lowlevel_ops table = {
 	.readlink = op_readlink,
 	.open = op_open,
 	.read = op_read,
-	.write_buf = op_write_buf,
+	.write = op_write,
 	.flush = op_flush,
 	.release = op_release,
 	.fsync = op_fsync,
@@ -39,7 +39,7 @@ static const struct fuse_lowlevel_ops table = {
 	.ioctl = op_ioctl,
 };
 
-const struct fuse_lowlevel_ops *ops_table(void)
+const struct fk_ops *ops_table(void)
 {
 	return &table;
 }

@@ -51,7 +51,7 @@ static bool respelled(const struct cfs *fs, struct cfs_inode *dir, const struct 
 
 /* Fills e's reply fields for the node in, reached in dir as given. */
 static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
-		       const char *stored, struct cfs_inode *in, struct fuse_entry_param *e)
+		       const char *stored, struct cfs_inode *in, struct fk_entry_param *e)
 {
 	const char *spelling = NULL;
 
@@ -80,7 +80,7 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *g
  * are st, and takes one lookup reference.
  */
 static int make_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
-		      const char *stored, const struct stat *st, struct fuse_entry_param *e)
+		      const char *stored, const struct stat *st, struct fk_entry_param *e)
 {
 	struct cfs_inode *in;
 	int err;
@@ -95,7 +95,7 @@ static int make_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *gi
 
 /* Likewise for the object we just created as name, open as fd (consumed). */
 static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
-			 int fd, struct fuse_entry_param *e)
+			 int fd, struct fk_entry_param *e)
 {
 	struct cfs_inode *in;
 	int err;
@@ -115,8 +115,8 @@ static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, struct cfs_name 
  * ESTALE), ".." on a directory the kernel holds.  The answer to "." is the
  * id asked, with that id's generation, or ESTALE.
  */
-static int lookup_special(struct cfs *fs, fuse_ino_t parent, bool dot,
-			  struct fuse_entry_param *e)
+static int lookup_special(struct cfs *fs, fk_ino_t parent, bool dot,
+			  struct fk_entry_param *e)
 {
 	struct cfs_inode *in, *dir;
 	int fd, err;
@@ -150,22 +150,22 @@ static int lookup_special(struct cfs *fs, fuse_ino_t parent, bool dot,
 	return 0;
 }
 
-void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+void op_lookup(fk_req_t req, fk_ino_t parent, const char *name)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *dir;
 	struct cfs_name n = names_name(name);
 	char stored[CFS_NAME_MAX + 1];
-	struct fuse_entry_param e;
+	struct fk_entry_param e;
 	struct stat st;
 	int err;
 
 	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
 		err = lookup_special(fs, parent, name[1] == '\0', &e);
 		if (err < 0)
-			fuse_reply_err(req, -err);
+			fk_reply_err(req, -err);
 		else
-			fuse_reply_entry(req, &e);
+			fk_reply_entry(req, &e);
 		return;
 	}
 	dir = inode_get(&fs->nodes, parent);
@@ -184,26 +184,26 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		dir_unlock(fs, dir);
 	}
 	if (err < 0)
-		fuse_reply_err(req, -err);
+		fk_reply_err(req, -err);
 	else
-		fuse_reply_entry(req, &e);
+		fk_reply_entry(req, &e);
 }
 
-void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+void op_forget(fk_req_t req, fk_ino_t ino, uint64_t nlookup)
 {
 	struct cfs *fs = cfs_of(req);
 
 	inode_forget_id(&fs->nodes, ino, nlookup);
-	fuse_reply_none(req);
+	fk_reply_none(req);
 }
 
-void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *list)
+void op_forget_multi(fk_req_t req, size_t count, struct fk_forget_data *list)
 {
 	struct cfs *fs = cfs_of(req);
 
 	for (size_t i = 0; i < count; i++)
 		inode_forget_id(&fs->nodes, list[i].ino, list[i].nlookup);
-	fuse_reply_none(req);
+	fk_reply_none(req);
 }
 
 /*
@@ -231,9 +231,9 @@ static int check_new_name(struct cfs *fs, struct cfs_inode *dir, struct cfs_name
  * group stays what the backing kernel chose in a set-gid directory (as
  * checked in this hold of dir's lock).  Returns 1 if the owner changed.
  */
-static int give_to_caller(fuse_req_t req, struct cfs_inode *dir, int fd)
+static int give_to_caller(fk_req_t req, struct cfs_inode *dir, int fd)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	const struct fk_ctx *ctx = fk_req_ctx(req);
 	struct cfs *fs = cfs_of(req);
 	gid_t gid = ctx->gid;
 
@@ -372,23 +372,23 @@ static void unmake(struct cfs_inode *dir, const char *name, struct newnode *n, b
 
 /*
  * The mode to create with.  The kernel leaves the caller's umask to us
- * (FUSE_CAP_DONT_MASK, main.c) because, as on Linux, it must not apply where
+ * (FUSE_DONT_MASK, main.c) because, as on Linux, it must not apply where
  * the parent directory has a default ACL: the backing kernel then derives
  * the permissions from that ACL and the mode.  Symlinks are always 0777.
  */
-static mode_t creation_mode(fuse_req_t req, struct cfs_inode *dir, mode_t mode)
+static mode_t creation_mode(fk_req_t req, struct cfs_inode *dir, mode_t mode)
 {
 	if (S_ISLNK(mode) || dir_default_acl(dir))
 		return mode;
-	return mode & ~fuse_req_ctx(req)->umask;
+	return mode & ~fk_req_ctx(req)->umask;
 }
 
 /*
  * Makes name in dir as n says, hands it to the caller and fills e; on any
  * error the entry is gone again (dir's lock held).
  */
-static int make_locked(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *name,
-		       struct newnode *n, struct fuse_entry_param *e)
+static int make_locked(fk_req_t req, struct cfs_inode *dir, struct cfs_name *name,
+		       struct newnode *n, struct fk_entry_param *e)
 {
 	struct cfs *fs = cfs_of(req);
 	struct echo_op op = ECHO_OP;
@@ -430,21 +430,21 @@ static int make_locked(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *n
 }
 
 /* Answers err if it is one: true when the request is done with. */
-static bool answered(fuse_req_t req, int err)
+static bool answered(fk_req_t req, int err)
 {
 	if (err >= 0)
 		return false;
-	fuse_reply_err(req, -err);
+	fk_reply_err(req, -err);
 	return true;
 }
 
-static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
+static void make_node(fk_req_t req, fk_ino_t parent, const char *name,
 		      struct newnode *n)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
 	struct cfs_name nm = names_name(name);
-	struct fuse_entry_param e;
+	struct fk_entry_param e;
 	int err;
 
 	if (answered(req, dir_lock(fs, dir)))
@@ -453,13 +453,13 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name,
 	/* Replies come before dir_unlock, whose restamp the caller need not
 	 * wait for: the lock keeps the next request on dir behind it. */
 	if (err < 0)
-		fuse_reply_err(req, -err);
+		fk_reply_err(req, -err);
 	else
-		fuse_reply_entry(req, &e);
+		fk_reply_entry(req, &e);
 	dir_unlock(fs, dir);
 }
 
-void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+void op_mknod(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode,
 		     dev_t rdev)
 {
 	struct newnode n = { .mode = mode, .rdev = rdev, .link_fd = -1 };
@@ -467,14 +467,14 @@ void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	make_node(req, parent, name, &n);
 }
 
-void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+void op_mkdir(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode)
 {
 	struct newnode n = { .mode = S_IFDIR | mode, .link_fd = -1 };
 
 	make_node(req, parent, name, &n);
 }
 
-void op_symlink(fuse_req_t req, const char *target, fuse_ino_t parent,
+void op_symlink(fk_req_t req, const char *target, fk_ino_t parent,
 		       const char *name)
 {
 	struct newnode n = { .mode = S_IFLNK | 0777, .target = target, .link_fd = -1 };
@@ -482,14 +482,14 @@ void op_symlink(fuse_req_t req, const char *target, fuse_ino_t parent,
 	make_node(req, parent, name, &n);
 }
 
-void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+void op_link(fk_req_t req, fk_ino_t ino, fk_ino_t newparent, const char *newname)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	struct newnode n = { .link_fd = inode_pin(&fs->nodes, in) };
 
 	if (n.link_fd < 0) {
-		fuse_reply_err(req, -n.link_fd);
+		fk_reply_err(req, -n.link_fd);
 		return;
 	}
 	make_node(req, newparent, newname, &n);
@@ -498,7 +498,7 @@ void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *n
 
 /* The node of the file we just created as name, open as fd, as st says. */
 static int entry_of_open(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
-			 int fd, const struct stat *st, struct fuse_entry_param *e)
+			 int fd, const struct stat *st, struct fk_entry_param *e)
 {
 	struct cfs_inode *in;
 	int err;
@@ -521,9 +521,9 @@ static int entry_of_open(struct cfs *fs, struct cfs_inode *dir, struct cfs_name 
  * existing file, checks included — O_EXCL gives EEXIST as before.  Returns
  * the open descriptor, or -errno with the tree as it was (dir's lock held).
  */
-static int create_locked(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *name,
-			 mode_t mode, const struct fuse_file_info *fi,
-			 struct fuse_entry_param *e)
+static int create_locked(fk_req_t req, struct cfs_inode *dir, struct cfs_name *name,
+			 mode_t mode, const struct fk_file_info *fi,
+			 struct fk_entry_param *e)
 {
 	struct cfs *fs = cfs_of(req);
 	struct newnode n = { .mode = S_IFREG, .link_fd = -1 };
@@ -559,30 +559,30 @@ static int create_locked(fuse_req_t req, struct cfs_inode *dir, struct cfs_name 
 	return fd;
 }
 
-void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
-		      struct fuse_file_info *fi)
+void op_create(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode,
+		      struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
 	struct cfs_name nm = names_name(name);
-	struct fuse_entry_param e;
+	struct fk_entry_param e;
 	int fd;
 
 	if (answered(req, dir_lock(fs, dir)))
 		return;
 	fd = create_locked(req, dir, &nm, mode, fi, &e);
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 	} else {
 		fi->fh = file_created(fs, inode_get(&fs->nodes, e.ino), fd, fi->flags);
 		fi->noflush = file_noflush(fs, fi->flags);
-		if (fuse_reply_create(req, &e, fi) != 0)
+		if (fk_reply_create(req, &e, fi) != 0)
 			file_closed(fs, inode_get(&fs->nodes, e.ino), fi->fh);
 	}
 	dir_unlock(fs, dir);  /* after the reply, as in make_node */
 }
 
-static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, int flags)
+static void remove_entry(fk_req_t req, fk_ino_t parent, const char *name, int flags)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
@@ -605,16 +605,16 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, in
 		dir_removed(fs, dir, &sn);
 		dcache_removed(fs, dir, &n, stored);
 	}
-	fuse_reply_err(req, -err);
+	fk_reply_err(req, -err);
 	dir_unlock(fs, dir);  /* after the reply, as in make_node */
 }
 
-void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+void op_unlink(fk_req_t req, fk_ino_t parent, const char *name)
 {
 	remove_entry(req, parent, name, 0);
 }
 
-void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+void op_rmdir(fk_req_t req, fk_ino_t parent, const char *name)
 {
 	remove_entry(req, parent, name, AT_REMOVEDIR);
 }
@@ -642,7 +642,7 @@ static bool respellable(const struct cfs *fs, struct cfs_inode *dir, struct cfs_
 }
 
 /* renameat2 as the caller, its events recorded as the daemon's own. */
-static int rename_backing(fuse_req_t req, struct cfs_inode *dir, const char *from,
+static int rename_backing(fk_req_t req, struct cfs_inode *dir, const char *from,
 			  struct cfs_inode *ndir, const char *to, unsigned int flags)
 {
 	struct cfs *fs = cfs_of(req);
@@ -661,7 +661,7 @@ static int rename_backing(fuse_req_t req, struct cfs_inode *dir, const char *fro
 	return err;
 }
 
-static int respell(fuse_req_t req, struct cfs_inode *dir, const char *from,
+static int respell(fk_req_t req, struct cfs_inode *dir, const char *from,
 		   const struct cfs_name *newname)
 {
 	return rename_backing(req, dir, from, dir, newname->s, RENAME_NOREPLACE);
@@ -675,7 +675,7 @@ static int respell(fuse_req_t req, struct cfs_inode *dir, const char *from,
  * case_rename, Foo -> FOO where both resolve to the one stored name Foo
  * stores FOO instead (respell).
  */
-static int do_rename(fuse_req_t req, struct cfs_inode *dir, struct cfs_name *name,
+static int do_rename(fk_req_t req, struct cfs_inode *dir, struct cfs_name *name,
 		     struct cfs_inode *ndir, struct cfs_name *newname, unsigned int flags)
 {
 	struct cfs *fs = cfs_of(req);
@@ -750,8 +750,8 @@ done:
 	return 0;
 }
 
-void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
-		      fuse_ino_t newparent, const char *newname, unsigned int flags)
+void op_rename(fk_req_t req, fk_ino_t parent, const char *name,
+		      fk_ino_t newparent, const char *newname, unsigned int flags)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
@@ -762,6 +762,6 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (answered(req, dir_lock2(fs, dir, ndir)))
 		return;
 	err = do_rename(req, dir, &n, ndir, &nn, flags);
-	fuse_reply_err(req, -err);
+	fk_reply_err(req, -err);
 	dir_unlock2(fs, dir, ndir);  /* after the reply, as in make_node */
 }

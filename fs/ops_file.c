@@ -36,7 +36,7 @@ static uint64_t fh_of(int fd, bool writer)
 }
 
 /* The open file's descriptor, or -1 if the kernel opened it without us. */
-static int fh_fd(const struct fuse_file_info *fi)
+static int fh_fd(const struct fk_file_info *fi)
 {
 	return (int)(fi->fh & 0xffffffffu) - 1;
 }
@@ -46,7 +46,7 @@ static int fh_fd(const struct fuse_file_info *fi)
  * kernel opened without OPEN, a new one (*fresh set: close it when done).
  * Returns it or -errno.
  */
-static int io_fd(struct cfs *fs, fuse_ino_t ino, const struct fuse_file_info *fi, int flags,
+static int io_fd(struct cfs *fs, fk_ino_t ino, const struct fk_file_info *fi, int flags,
 		 bool *fresh)
 {
 	int fd = fi ? fh_fd(fi) : -1;
@@ -64,23 +64,23 @@ static void io_done(int fd, bool fresh)
 }
 
 /* Attributes of in, whose object fd is on (O_PATH or not). */
-static void reply_attr_fd(fuse_req_t req, struct cfs_inode *in, int fd)
+static void reply_attr_fd(fk_req_t req, struct cfs_inode *in, int fd)
 {
 	struct stat st;
 
 	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-		fuse_reply_err(req, errno);
+		fk_reply_err(req, errno);
 	else
-		fuse_reply_attr(req, &st, dcache_ttl(cfs_of(req), in));
+		fk_reply_attr(req, &st, dcache_ttl(cfs_of(req), in));
 }
 
-static void reply_attr(fuse_req_t req, struct cfs_inode *in)
+static void reply_attr(fk_req_t req, struct cfs_inode *in)
 {
 	struct cfs *fs = cfs_of(req);
 	int fd = inode_pin(&fs->nodes, in);
 
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	reply_attr_fd(req, in, fd);
@@ -88,7 +88,7 @@ static void reply_attr(fuse_req_t req, struct cfs_inode *in)
 }
 
 /* An open regular file answers through its own descriptor: no pin. */
-void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void op_getattr(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	struct cfs_inode *in = inode_get(&cfs_of(req)->nodes, ino);
 
@@ -109,12 +109,12 @@ static struct timespec time_arg(const struct timespec *t, int valid, int set, in
 	return ts;
 }
 
-#define TIMES (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)
+#define TIMES (FATTR_ATIME | FATTR_MTIME)
 
 static void time_args(const struct stat *attr, int valid, struct timespec ts[2])
 {
-	ts[0] = time_arg(&attr->st_atim, valid, FUSE_SET_ATTR_ATIME, FUSE_SET_ATTR_ATIME_NOW);
-	ts[1] = time_arg(&attr->st_mtim, valid, FUSE_SET_ATTR_MTIME, FUSE_SET_ATTR_MTIME_NOW);
+	ts[0] = time_arg(&attr->st_atim, valid, FATTR_ATIME, FATTR_ATIME_NOW);
+	ts[1] = time_arg(&attr->st_mtim, valid, FATTR_MTIME, FATTR_MTIME_NOW);
 }
 
 /* pfd: the node's pinned descriptor; fd: an open one for regular files, or -1. */
@@ -124,14 +124,14 @@ static int set_attrs(int pfd, const struct stat *attr, int valid, int fd)
 	int r = 0;
 
 	fd_procpath(pfd, path);
-	if (valid & FUSE_SET_ATTR_MODE)
+	if (valid & FATTR_MODE)
 		r = fd >= 0 ? fchmod(fd, attr->st_mode) : chmod(path, attr->st_mode);
-	if (r == 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
+	if (r == 0 && (valid & (FATTR_UID | FATTR_GID)))
 		r = fchownat(pfd, "",
-			     valid & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1,
-			     valid & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1,
+			     valid & FATTR_UID ? attr->st_uid : (uid_t)-1,
+			     valid & FATTR_GID ? attr->st_gid : (gid_t)-1,
 			     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
-	if (r == 0 && (valid & FUSE_SET_ATTR_SIZE))
+	if (r == 0 && (valid & FATTR_SIZE))
 		r = fd >= 0 ? ftruncate(fd, attr->st_size) : truncate(path, attr->st_size);
 	if (r == 0 && (valid & TIMES)) {
 		struct timespec ts[2];
@@ -161,8 +161,8 @@ static int set_node_attrs(struct cfs *fs, struct cfs_inode *in, int pfd,
 	return dir_set_times(fs, in, ts);
 }
 
-void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
-		       struct fuse_file_info *fi)
+void op_setattr(fk_req_t req, fk_ino_t ino, struct stat *attr, int valid,
+		       struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
@@ -171,25 +171,25 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 	int pfd = inode_pin(&fs->nodes, in), err;
 
 	if (pfd < 0) {
-		fuse_reply_err(req, -pfd);
+		fk_reply_err(req, -pfd);
 		return;
 	}
 	/* truncate(2) by path: opened here, so that a lease on the file is
 	 * waited for only within inode_open's bound (locator.c). */
-	int own = fd < 0 && (valid & FUSE_SET_ATTR_SIZE) && S_ISREG(in->type) ?
+	int own = fd < 0 && (valid & FATTR_SIZE) && S_ISREG(in->type) ?
 		  inode_open(&fs->nodes, in, O_WRONLY) : -1;
 
 	err = own < -1 ? own : set_node_attrs(fs, in, pfd, attr, valid, own >= 0 ? own : fd);
 	if (own >= 0)
 		close(own);
 	if (err < 0)
-		fuse_reply_err(req, -err);
+		fk_reply_err(req, -err);
 	else
 		reply_attr_fd(req, in, pfd);
 	inode_unpin(&fs->nodes, in, pfd);
 }
 
-void op_readlink(fuse_req_t req, fuse_ino_t ino)
+void op_readlink(fk_req_t req, fk_ino_t ino)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
@@ -198,18 +198,18 @@ void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	ssize_t n;
 
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	n = readlinkat(fd, "", buf, sizeof(buf));
 	inode_unpin(&fs->nodes, in, fd);
 	if (n < 0)
-		fuse_reply_err(req, errno);
+		fk_reply_err(req, errno);
 	else if (n > PATH_MAX)
-		fuse_reply_err(req, ENAMETOOLONG);
+		fk_reply_err(req, ENAMETOOLONG);
 	else {
 		buf[n] = '\0';
-		fuse_reply_readlink(req, buf);
+		fk_reply_readlink(req, buf);
 	}
 }
 
@@ -240,7 +240,7 @@ static bool for_writing(int flags)
  * open truncates, so every open that looks at the count after the
  * truncation has begun is direct.
  */
-void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void op_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
@@ -249,7 +249,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	if (fs->no_open) {
 		/* The kernel opens by itself from now on (fs/README.md, "File data"). */
-		fuse_reply_err(req, ENOSYS);
+		fk_reply_err(req, ENOSYS);
 		return;
 	}
 	fi->direct_io = inode_writer_open(&fs->nodes, in, writer);
@@ -262,13 +262,13 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * magic link inode_open goes through. */
 	fd = inode_open(&fs->nodes, in, fi->flags & ~O_NOFOLLOW);
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		if (writer)
 			inode_writer_close(&fs->nodes, in);
 		return;
 	}
 	fi->fh = fh_of(fd, writer);
-	if (fuse_reply_open(req, fi) != 0)
+	if (fk_reply_open(req, fi) != 0)
 		file_closed(fs, in, fi->fh);
 }
 
@@ -300,45 +300,32 @@ uint64_t file_created(struct cfs *fs, struct cfs_inode *in, int fd, int flags)
 	return fh_of(fd, writer);
 }
 
-void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		    struct fuse_file_info *fi)
+void op_read(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
+		    struct fk_file_info *fi)
 {
-	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
 	bool fresh;
 	int fd = io_fd(cfs_of(req), ino, fi, O_RDONLY, &fresh);
 
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
-	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	buf.buf[0].fd = fd;
-	buf.buf[0].pos = off;
-	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+	fk_reply_fd(req, fd, off, size);
 	io_done(fd, fresh);
 }
 
-void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
-			 off_t off, struct fuse_file_info *fi)
+void op_write(fk_req_t req, fk_ino_t ino, const char *buf, size_t size, off_t off,
+	      struct fk_file_info *fi)
 {
-	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in_buf));
 	bool fresh;
 	int fd = io_fd(cfs_of(req), ino, fi, O_WRONLY, &fresh);
-	ssize_t n;
 
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
-	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	out.buf[0].fd = fd;
-	out.buf[0].pos = off;
-	n = fuse_buf_copy(&out, in_buf, 0);
+	fk_reply_pwrite(req, fd, buf, size, off);
 	io_done(fd, fresh);
-	if (n < 0)
-		fuse_reply_err(req, (int)-n);
-	else
-		fuse_reply_write(req, (size_t)n);
 }
 
 /*
@@ -348,7 +335,7 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
  * the daemon at its descriptor limit.  Then fdatasync, which needs none,
  * reports the same write-back errors (at the cost of waiting for them).
  */
-void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void op_flush(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	int fd, err = 0;
 
@@ -356,7 +343,7 @@ void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* Files opened without OPEN exist only where no FLUSH is needed: ENOSYS
 	 * tells the kernel never to send one again. */
 	if (fh_fd(fi) < 0) {
-		fuse_reply_err(req, ENOSYS);
+		fk_reply_err(req, ENOSYS);
 		return;
 	}
 	fd = dup(fh_fd(fi));
@@ -367,7 +354,7 @@ void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	else
 		err = errno;
 	/* EINVAL: a file that cannot be synced (a pipe, say) has nothing to report. */
-	fuse_reply_err(req, err == EINVAL || err == EROFS ? 0 : err);
+	fk_reply_err(req, err == EINVAL || err == EROFS ? 0 : err);
 }
 
 /* Closes the open file fh of in, uncounting a writer. */
@@ -381,41 +368,41 @@ void file_closed(struct cfs *fs, struct cfs_inode *in, uint64_t fh)
 		inode_writer_close(&fs->nodes, in);
 }
 
-void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void op_release(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
 
 	file_closed(fs, inode_get(&fs->nodes, ino), fi->fh);
-	fuse_reply_err(req, 0);
+	fk_reply_err(req, 0);
 }
 
-void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+void op_fsync(fk_req_t req, fk_ino_t ino, int datasync, struct fk_file_info *fi)
 {
 	bool fresh;
 	int fd = io_fd(cfs_of(req), ino, fi, O_RDONLY, &fresh), err;
 
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	err = (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? errno : 0;
 	io_done(fd, fresh);
-	fuse_reply_err(req, err);
+	fk_reply_err(req, err);
 }
 
-void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
-			 struct fuse_file_info *fi)
+void op_fallocate(fk_req_t req, fk_ino_t ino, int mode, off_t off, off_t len,
+			 struct fk_file_info *fi)
 {
 	bool fresh;
 	int fd = io_fd(cfs_of(req), ino, fi, O_WRONLY, &fresh), err;
 
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	err = fallocate(fd, mode, off, len) < 0 ? errno : 0;
 	io_done(fd, fresh);
-	fuse_reply_err(req, err);
+	fk_reply_err(req, err);
 }
 
 /*
@@ -423,7 +410,7 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len
  * root's mount (no other gets handles), so the root's descriptor, always
  * open, answers for it: no reopen.
  */
-void op_statfs(fuse_req_t req, fuse_ino_t ino)
+void op_statfs(fk_req_t req, fk_ino_t ino)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
@@ -435,17 +422,17 @@ void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fd = inode_pin(&fs->nodes, in);
 
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	r = fstatvfs(fd, &sv);
 	inode_unpin(&fs->nodes, in, fd);
 	if (r < 0) {
-		fuse_reply_err(req, errno);
+		fk_reply_err(req, errno);
 		return;
 	}
 	sv.f_namemax = CFS_NAME_MAX;
-	fuse_reply_statfs(req, &sv);
+	fk_reply_statfs(req, &sv);
 }
 
 /*
@@ -467,7 +454,7 @@ static bool ours(const char *name)
 	return flagstore_hidden(name);
 }
 
-void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+void op_setxattr(fk_req_t req, fk_ino_t ino, const char *name,
 			const char *value, size_t size, int flags)
 {
 	struct cfs *fs = cfs_of(req);
@@ -476,20 +463,20 @@ void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	int fd, err;
 
 	if (ours(name)) {
-		fuse_reply_err(req, EPERM);
+		fk_reply_err(req, EPERM);
 		return;
 	}
 	fd = pin_path(fs, in, path);
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	err = setxattr(path, name, value, size, flags) < 0 ? errno : 0;
 	inode_unpin(&fs->nodes, in, fd);
-	fuse_reply_err(req, err);
+	fk_reply_err(req, err);
 }
 
-void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+void op_removexattr(fk_req_t req, fk_ino_t ino, const char *name)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
@@ -497,17 +484,17 @@ void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	int fd, err;
 
 	if (ours(name)) {
-		fuse_reply_err(req, ENODATA);
+		fk_reply_err(req, ENODATA);
 		return;
 	}
 	fd = pin_path(fs, in, path);
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	err = removexattr(path, name) < 0 ? errno : 0;
 	inode_unpin(&fs->nodes, in, fd);
-	fuse_reply_err(req, err);
+	fk_reply_err(req, err);
 }
 
 /*
@@ -523,16 +510,21 @@ static int cache_stats(struct cfs *fs, char *buf, size_t len)
 
 	if (n < 0)
 		return n;
-	m = snprintf(buf + n, len - (size_t)n, " cache %s timeout %g opens %s",
+	m = snprintf(buf + n, len - (size_t)n, " cache %s timeout %g opens %s ",
 		     watch_name(fs->watch), fs->timeout, fs->no_open ? "kernel" : "daemon");
-	return m < 0 || (size_t)m >= len - (size_t)n ? -ERANGE : n + m;
+	if (m < 0 || (size_t)m >= len - (size_t)n)
+		return -ERANGE;
+	n += m;
+	/* What the kernel and the daemon settled at INIT (fs/kernel/session.c). */
+	m = fk_session_describe(fs->se, buf + n, len - (size_t)n);
+	return m < 0 ? m : n + m;
 }
 
-static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
+static void reply_stats(fk_req_t req, struct cfs_inode *in, const char *name,
 			size_t size)
 {
 	struct cfs *fs = cfs_of(req);
-	char text[256];
+	char text[1024];
 	int n = -ENODATA;
 
 	if (flagstore_is(name, "index") && S_ISDIR(in->type))
@@ -542,7 +534,7 @@ static void reply_stats(fuse_req_t req, struct cfs_inode *in, const char *name,
 	xattrs_reply(req, size, text, n);
 }
 
-void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+void op_getxattr(fk_req_t req, fk_ino_t ino, const char *name, size_t size)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
@@ -555,13 +547,13 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 		return;
 	}
 	if (size && !(buf = malloc(size))) {
-		fuse_reply_err(req, ENOMEM);
+		fk_reply_err(req, ENOMEM);
 		return;
 	}
 	fd = pin_path(fs, in, path);
 	if (fd < 0) {
 		free(buf);
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	n = getxattr(path, name, buf, size);
@@ -571,7 +563,7 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 	free(buf);
 }
 
-void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+void op_listxattr(fk_req_t req, fk_ino_t ino, size_t size)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
@@ -580,7 +572,7 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	ssize_t n;
 
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	n = xattrs_list(req, path, ours, &list);

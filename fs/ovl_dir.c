@@ -20,7 +20,7 @@
 #include "util.h"
 
 /* n's entry for the kernel; the caller has counted the reference. */
-int ovl_entry(struct view *v, struct view_node *n, double entry_ttl, struct fuse_entry_param *e)
+int ovl_entry(struct view *v, struct view_node *n, double entry_ttl, struct fk_entry_param *e)
 {
 	int r;
 
@@ -63,33 +63,33 @@ static struct view_node *find_node(struct view *v, struct view_node *dir, struct
 	return n;
 }
 
-void ovl_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+void ovl_lookup(fk_req_t req, fk_ino_t parent, const char *name)
 {
 	struct view *v = view_of(req);
 	struct view_node *dir = view_node(v, parent), *n, *linked;
 	struct cfs_name cn = names_name(name);
-	struct fuse_entry_param e;
+	struct fk_entry_param e;
 	double ttl = 0.0;
 	int r;
 
 	if (cn.len > CFS_NAME_MAX) {
-		fuse_reply_err(req, ENAMETOOLONG);
+		fk_reply_err(req, ENAMETOOLONG);
 		return;
 	}
 	if ((r = view_index(v, dir)) < 0) {
-		fuse_reply_err(req, -r);
+		fk_reply_err(req, -r);
 		return;
 	}
 	n = find_node(v, dir, &cn, &ttl);
 	if (!n) {
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = ttl;
-		fuse_reply_entry(req, &e);
+		fk_reply_entry(req, &e);
 		return;
 	}
 	if ((r = ovl_entry(v, n, ttl, &e)) < 0) {
 		view_forget(v, n, 1);
-		fuse_reply_err(req, -r);
+		fk_reply_err(req, -r);
 		return;
 	}
 	linked = view_links(v, n, &e.attr);
@@ -97,37 +97,37 @@ void ovl_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		view_forget(v, n, 1);
 		e.ino = view_id(v, linked);
 	}
-	fuse_reply_entry(req, &e);
+	fk_reply_entry(req, &e);
 }
 
-void ovl_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+void ovl_forget(fk_req_t req, fk_ino_t ino, uint64_t nlookup)
 {
 	struct view *v = view_of(req);
 
 	view_forget(v, view_node(v, ino), nlookup);
-	fuse_reply_none(req);
+	fk_reply_none(req);
 }
 
-void ovl_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *list)
+void ovl_forget_multi(fk_req_t req, size_t count, struct fk_forget_data *list)
 {
 	struct view *v = view_of(req);
 
 	for (size_t i = 0; i < count; i++)
 		view_forget(v, view_node(v, list[i].ino), list[i].nlookup);
-	fuse_reply_none(req);
+	fk_reply_none(req);
 }
 
-void ovl_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void ovl_opendir(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	struct view *v = view_of(req);
 	int r = view_index(v, view_node(v, ino));
 
 	if (r < 0) {
-		fuse_reply_err(req, -r);
+		fk_reply_err(req, -r);
 		return;
 	}
 	fi->fh = 0;
-	fuse_reply_open(req, fi);
+	fk_reply_open(req, fi);
 }
 
 /*
@@ -139,7 +139,7 @@ void ovl_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
  * the kernel makes no dentry), as stat'ing every file would cost the
  * daemon a path walk per name that a listing alone never needs.
  */
-static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
+static void list(fk_req_t req, fk_ino_t ino, size_t size, off_t off, bool plus)
 {
 	struct view *v = view_of(req);
 	struct view_node *dir = view_node(v, ino);
@@ -147,11 +147,11 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool pl
 	size_t used = 0, len;
 
 	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
+		fk_reply_err(req, ENOMEM);
 		return;
 	}
 	for (;;) {
-		struct fuse_entry_param e = { 0 };
+		struct fk_entry_param e = { 0 };
 		struct view_node *n = NULL;
 		uint32_t idx = MERGE_NONE;
 		struct stat shown;
@@ -182,8 +182,8 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool pl
 			memset(&e, 0, sizeof(e));
 			e.attr = shown;
 		}
-		len = plus ? fuse_add_direntry_plus(req, buf + used, size - used, name, &e, next)
-			   : fuse_add_direntry(req, buf + used, size - used, name, &e.attr, next);
+		len = plus ? fk_add_direntry_plus(req, buf + used, size - used, name, &e, next)
+			   : fk_add_direntry(req, buf + used, size - used, name, &e.attr, next);
 		if (len > size - used) {
 			if (n)
 				view_forget(v, n, 1);
@@ -192,19 +192,19 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool pl
 		used += len;
 		off = next;
 	}
-	fuse_reply_buf(req, buf, used);
+	fk_reply_buf(req, buf, used);
 	free(buf);
 }
 
-void ovl_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		 struct fuse_file_info *fi)
+void ovl_readdir(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
+		 struct fk_file_info *fi)
 {
 	(void)fi;
 	list(req, ino, size, off, false);
 }
 
-void ovl_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		     struct fuse_file_info *fi)
+void ovl_readdirplus(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
+		     struct fk_file_info *fi)
 {
 	(void)fi;
 	list(req, ino, size, off, true);
@@ -217,7 +217,7 @@ struct made {
 	const char *target;        /* symlinks */
 	const char *link_from;     /* hard links: /proc/self/fd/N of the object, */
 	struct view_node *linked;  /* and its node, which the new name shows */
-	struct fuse_file_info *fi; /* create: the open file */
+	struct fk_file_info *fi; /* create: the open file */
 	int fd;
 };
 
@@ -280,10 +280,10 @@ static int inherit_group(struct view *v, struct view_node *dir, gid_t *gid, mode
  * into place over the group's whiteout, then entered in the index.  A
  * directory made where a lower tree had one of the group is opaque.
  */
-static int make(struct view *v, fuse_req_t req, struct view_node *dir, const char *name,
+static int make(struct view *v, fk_req_t req, struct view_node *dir, const char *name,
 		struct made *m, struct view_node **out)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	const struct fk_ctx *ctx = fk_req_ctx(req);
 	struct cfs_name cn = names_name(name);
 	bool isdir = S_ISDIR(m->mode);
 	gid_t gid = ctx->gid;
@@ -334,19 +334,19 @@ static int make(struct view *v, fuse_req_t req, struct view_node *dir, const cha
 	return *out ? 0 : -ENOMEM;
 }
 
-static void reply_made(fuse_req_t req, struct view *v, struct view_node *n, int r)
+static void reply_made(fk_req_t req, struct view *v, struct view_node *n, int r)
 {
-	struct fuse_entry_param e;
+	struct fk_entry_param e;
 
 	if (r == 0 && (r = ovl_entry(v, n, v->timeout, &e)) < 0)
 		view_forget(v, n, 1);
 	if (r < 0)
-		fuse_reply_err(req, -r);
+		fk_reply_err(req, -r);
 	else
-		fuse_reply_entry(req, &e);
+		fk_reply_entry(req, &e);
 }
 
-void ovl_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+void ovl_mknod(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode, dev_t rdev)
 {
 	struct view *v = view_of(req);
 	struct made m = { .mode = mode, .rdev = rdev, .fd = -1 };
@@ -358,7 +358,7 @@ void ovl_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	reply_made(req, v, n, r);
 }
 
-void ovl_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+void ovl_mkdir(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode)
 {
 	struct view *v = view_of(req);
 	struct made m = { .mode = S_IFDIR | (mode & 07777), .fd = -1 };
@@ -368,7 +368,7 @@ void ovl_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 	reply_made(req, v, n, r);
 }
 
-void ovl_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name)
+void ovl_symlink(fk_req_t req, const char *target, fk_ino_t parent, const char *name)
 {
 	struct view *v = view_of(req);
 	struct made m = { .mode = S_IFLNK | 0777, .target = target, .fd = -1 };
@@ -378,13 +378,13 @@ void ovl_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const ch
 	reply_made(req, v, n, r);
 }
 
-void ovl_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
-		struct fuse_file_info *fi)
+void ovl_create(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode,
+		struct fk_file_info *fi)
 {
 	struct view *v = view_of(req);
 	struct made m = { .mode = S_IFREG | (mode & 07777), .fi = fi, .fd = -1 };
 	struct view_node *n = NULL;
-	struct fuse_entry_param e;
+	struct fk_entry_param e;
 	int r = make(v, req, view_node(v, parent), name, &m, &n);
 
 	if (r == 0 && (r = ovl_entry(v, n, v->timeout, &e)) < 0) {
@@ -392,13 +392,13 @@ void ovl_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode
 		close(m.fd);
 	}
 	if (r < 0) {
-		fuse_reply_err(req, -r);
+		fk_reply_err(req, -r);
 		return;
 	}
 	fi->fh = (uint64_t)m.fd;
 	fi->keep_cache = e.attr.st_nlink <= 1;
 	view_opened(v, n, 1);
-	if (fuse_reply_create(req, &e, fi) != 0) {
+	if (fk_reply_create(req, &e, fi) != 0) {
 		view_opened(v, n, -1);
 		close(m.fd);
 	}
@@ -410,7 +410,7 @@ void ovl_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode
  * names are one inode to it; a later lookup of the new name, once the
  * kernel forgets it, gets a node of its own (see ovl_attr_ttl).
  */
-void ovl_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+void ovl_link(fk_req_t req, fk_ino_t ino, fk_ino_t newparent, const char *newname)
 {
 	struct view *v = view_of(req);
 	struct view_node *src = view_node(v, ino), *n = NULL;
@@ -420,7 +420,7 @@ void ovl_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *
 
 	fd = r < 0 ? r : view_open(v, src, O_PATH | O_NOFOLLOW);
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	fd_procpath(fd, proc);
@@ -622,18 +622,18 @@ static int remove_name(struct view *v, struct view_node *dir, const char *name, 
 	return r;
 }
 
-void ovl_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+void ovl_unlink(fk_req_t req, fk_ino_t parent, const char *name)
 {
 	struct view *v = view_of(req);
 
-	fuse_reply_err(req, -remove_name(v, view_node(v, parent), name, false));
+	fk_reply_err(req, -remove_name(v, view_node(v, parent), name, false));
 }
 
-void ovl_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+void ovl_rmdir(fk_req_t req, fk_ino_t parent, const char *name)
 {
 	struct view *v = view_of(req);
 
-	fuse_reply_err(req, -remove_name(v, view_node(v, parent), name, true));
+	fk_reply_err(req, -remove_name(v, view_node(v, parent), name, true));
 }
 
 /* What a rename finds at both ends, read again under both change locks. */
@@ -860,7 +860,7 @@ static int rename_names(struct view *v, struct move *mv, unsigned flags)
 	return r;
 }
 
-void ovl_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+void ovl_rename(fk_req_t req, fk_ino_t parent, const char *name, fk_ino_t newparent,
 		const char *newname, unsigned int flags)
 {
 	struct view *v = view_of(req);
@@ -871,5 +871,5 @@ void ovl_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t 
 		.dcn = names_name(newname),
 	};
 
-	fuse_reply_err(req, -rename_names(v, &mv, flags));
+	fk_reply_err(req, -rename_names(v, &mv, flags));
 }

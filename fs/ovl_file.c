@@ -25,21 +25,21 @@ static int raise_up(struct view *v, struct view_node *n)
 	return n->d ? upper_dir(v, n) : upper_copy(v, n);
 }
 
-static void reply_attr(fuse_req_t req, struct view *v, struct view_node *n, int fd)
+static void reply_attr(fk_req_t req, struct view *v, struct view_node *n, int fd)
 {
 	struct stat st;
 	int r = fd >= 0 ? (fstat(fd, &st) < 0 ? -errno : 0) : view_stat(v, n, &st);
 
 	if (r < 0) {
-		fuse_reply_err(req, -r);
+		fk_reply_err(req, -r);
 		return;
 	}
 	if (fd >= 0)
 		view_adjust(v, n, &st);
-	fuse_reply_attr(req, &st, ovl_attr_ttl(v, &st));
+	fk_reply_attr(req, &st, ovl_attr_ttl(v, &st));
 }
 
-void ovl_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void ovl_getattr(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	struct view *v = view_of(req);
 
@@ -52,13 +52,13 @@ static int set_times(int fd, const struct stat *attr, int valid)
 	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_nsec = UTIME_OMIT } };
 	char proc[32];
 
-	if (valid & FUSE_SET_ATTR_ATIME)
+	if (valid & FATTR_ATIME)
 		ts[0] = attr->st_atim;
-	if (valid & FUSE_SET_ATTR_ATIME_NOW)
+	if (valid & FATTR_ATIME_NOW)
 		ts[0].tv_nsec = UTIME_NOW;
-	if (valid & FUSE_SET_ATTR_MTIME)
+	if (valid & FATTR_MTIME)
 		ts[1] = attr->st_mtim;
-	if (valid & FUSE_SET_ATTR_MTIME_NOW)
+	if (valid & FATTR_MTIME_NOW)
 		ts[1].tv_nsec = UTIME_NOW;
 	fd_procpath(fd, proc);
 	return utimensat(AT_FDCWD, proc, ts, 0) < 0 ? -errno : 0;
@@ -67,18 +67,18 @@ static int set_times(int fd, const struct stat *attr, int valid)
 /* Applies a SETATTR to n's object, open as fd (O_PATH) or as the file fh. */
 static int set_attrs(int fd, int fh, const struct stat *attr, int valid)
 {
-	uid_t uid = (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
-	gid_t gid = (valid & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
+	uid_t uid = (valid & FATTR_UID) ? attr->st_uid : (uid_t)-1;
+	gid_t gid = (valid & FATTR_GID) ? attr->st_gid : (gid_t)-1;
 	char proc[32];
 	int wfd;
 
 	fd_procpath(fd, proc);
-	if ((valid & FUSE_SET_ATTR_MODE) && chmod(proc, attr->st_mode & 07777) < 0)
+	if ((valid & FATTR_MODE) && chmod(proc, attr->st_mode & 07777) < 0)
 		return -errno;
 	if ((uid != (uid_t)-1 || gid != (gid_t)-1) &&
 	    fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	if (valid & FUSE_SET_ATTR_SIZE) {
+	if (valid & FATTR_SIZE) {
 		wfd = fh >= 0 ? fh : open(proc, O_WRONLY | O_CLOEXEC);
 		if (wfd < 0 || ftruncate(wfd, attr->st_size) < 0) {
 			int r = -errno;
@@ -90,14 +90,14 @@ static int set_attrs(int fd, int fh, const struct stat *attr, int valid)
 		if (wfd != fh)
 			close(wfd);
 	}
-	if (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW |
-		     FUSE_SET_ATTR_MTIME_NOW))
+	if (valid & (FATTR_ATIME | FATTR_MTIME | FATTR_ATIME_NOW |
+		     FATTR_MTIME_NOW))
 		return set_times(fd, attr, valid);
 	return 0;
 }
 
-void ovl_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
-		 struct fuse_file_info *fi)
+void ovl_setattr(fk_req_t req, fk_ino_t ino, struct stat *attr, int valid,
+		 struct fk_file_info *fi)
 {
 	struct view *v = view_of(req);
 	struct view_node *n = view_node(v, ino);
@@ -106,18 +106,18 @@ void ovl_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
 
 	fd = r < 0 ? r : view_open(v, n, O_PATH | O_NOFOLLOW);
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	r = set_attrs(fd, fh, attr, valid);
 	if (r < 0)
-		fuse_reply_err(req, -r);
+		fk_reply_err(req, -r);
 	else
 		reply_attr(req, v, n, fd);
 	close(fd);
 }
 
-void ovl_readlink(fuse_req_t req, fuse_ino_t ino)
+void ovl_readlink(fk_req_t req, fk_ino_t ino)
 {
 	struct view *v = view_of(req);
 	char buf[PATH_MAX];
@@ -129,11 +129,11 @@ void ovl_readlink(fuse_req_t req, fuse_ino_t ino)
 	if (fd >= 0)
 		close(fd);
 	if (n < 0) {
-		fuse_reply_err(req, (int)-n);
+		fk_reply_err(req, (int)-n);
 		return;
 	}
 	buf[n] = '\0';
-	fuse_reply_readlink(req, buf);
+	fk_reply_readlink(req, buf);
 }
 
 /*
@@ -141,7 +141,7 @@ void ovl_readlink(fuse_req_t req, fuse_ino_t ino)
  * changes the trees, so the kernel keeps the file's pages across opens —
  * but for a file with several links, whose other names are other nodes.
  */
-void ovl_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void ovl_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	struct view *v = view_of(req);
 	struct view_node *n = view_node(v, ino);
@@ -152,75 +152,60 @@ void ovl_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fd = r < 0 ? r : view_open(v, n, (fi->flags & ~(O_CREAT | O_EXCL | O_NOCTTY)) |
 				   O_NOFOLLOW);
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	fi->fh = (uint64_t)fd;
 	fi->keep_cache = fstat(fd, &st) == 0 && st.st_nlink <= 1;
 	view_opened(v, n, 1);
-	if (fuse_reply_open(req, fi) != 0) {
+	if (fk_reply_open(req, fi) != 0) {
 		view_opened(v, n, -1);
 		close(fd);
 	}
 }
 
-void ovl_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-	      struct fuse_file_info *fi)
+void ovl_read(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
+	      struct fk_file_info *fi)
 {
-	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
-
 	(void)ino;
-	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	buf.buf[0].fd = (int)fi->fh;
-	buf.buf[0].pos = off;
-	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+	fk_reply_fd(req, (int)fi->fh, off, size);
 }
 
-void ovl_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf, off_t off,
-		   struct fuse_file_info *fi)
+void ovl_write(fk_req_t req, fk_ino_t ino, const char *buf, size_t size, off_t off,
+	       struct fk_file_info *fi)
 {
-	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in_buf));
-	ssize_t n;
-
 	(void)ino;
-	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
-	out.buf[0].fd = (int)fi->fh;
-	out.buf[0].pos = off;
-	n = fuse_buf_copy(&out, in_buf, 0);
-	if (n < 0)
-		fuse_reply_err(req, (int)-n);
-	else
-		fuse_reply_write(req, (size_t)n);
+	fk_reply_pwrite(req, (int)fi->fh, buf, size, off);
 }
 
-void ovl_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void ovl_release(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	struct view *v = view_of(req);
 
 	view_opened(v, view_node(v, ino), -1);
 	close((int)fi->fh);
-	fuse_reply_err(req, 0);
+	fk_reply_err(req, 0);
 }
 
-void ovl_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+void ovl_fsync(fk_req_t req, fk_ino_t ino, int datasync, struct fk_file_info *fi)
 {
 	int fd = (int)fi->fh;
 
 	(void)ino;
-	fuse_reply_err(req, (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? errno : 0);
+	fk_reply_err(req, (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? errno : 0);
 }
 
 /* The view's space is the upper tree's, or the top tree's. */
-void ovl_statfs(fuse_req_t req, fuse_ino_t ino)
+void ovl_statfs(fk_req_t req, fk_ino_t ino)
 {
 	struct view *v = view_of(req);
 	struct statvfs sv;
 
 	(void)ino;
 	if (fstatvfs(v->layers.l[0].fd, &sv) < 0)
-		fuse_reply_err(req, errno);
+		fk_reply_err(req, errno);
 	else
-		fuse_reply_statfs(req, &sv);
+		fk_reply_statfs(req, &sv);
 }
 
 /*
@@ -243,7 +228,7 @@ static int xattr_fd(struct view *v, struct view_node *n, char proc[static 32])
 	return fd;
 }
 
-void ovl_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+void ovl_getxattr(fk_req_t req, fk_ino_t ino, const char *name, size_t size)
 {
 	struct view *v = view_of(req);
 	char proc[32], *buf = NULL;
@@ -262,7 +247,7 @@ void ovl_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 	free(buf);
 }
 
-void ovl_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+void ovl_listxattr(fk_req_t req, fk_ino_t ino, size_t size)
 {
 	struct view *v = view_of(req);
 	char proc[32], *list = NULL;
@@ -294,17 +279,17 @@ static int change_xattr(struct view *v, struct view_node *n, const char *name,
 	return r;
 }
 
-void ovl_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+void ovl_setxattr(fk_req_t req, fk_ino_t ino, const char *name, const char *value,
 		  size_t size, int flags)
 {
 	struct view *v = view_of(req);
 
-	fuse_reply_err(req, -change_xattr(v, view_node(v, ino), name, value, size, flags, false));
+	fk_reply_err(req, -change_xattr(v, view_node(v, ino), name, value, size, flags, false));
 }
 
-void ovl_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+void ovl_removexattr(fk_req_t req, fk_ino_t ino, const char *name)
 {
 	struct view *v = view_of(req);
 
-	fuse_reply_err(req, -change_xattr(v, view_node(v, ino), name, NULL, 0, 0, true));
+	fk_reply_err(req, -change_xattr(v, view_node(v, ino), name, NULL, 0, 0, true));
 }

@@ -1,18 +1,7 @@
 /* The operation table of an overlay view: the one place it is filled. */
 #include "ovl.h"
 
-static void ovl_init(void *userdata, struct fuse_conn_info *conn)
-{
-	(void)userdata;
-	/* Reads and writes are spliced where the kernel can. */
-	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
-		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
-	if (conn->capable & FUSE_CAP_SPLICE_READ)
-		conn->want |= FUSE_CAP_SPLICE_READ;
-}
-
-static const struct fuse_lowlevel_ops table = {
-	.init = ovl_init,
+static const struct fk_ops table = {
 	.lookup = ovl_lookup,
 	.forget = ovl_forget,
 	.forget_multi = ovl_forget_multi,
@@ -28,7 +17,7 @@ static const struct fuse_lowlevel_ops table = {
 	.link = ovl_link,
 	.open = ovl_open,
 	.read = ovl_read,
-	.write_buf = ovl_write_buf,
+	.write = ovl_write,
 	.release = ovl_release,
 	.fsync = ovl_fsync,
 	.opendir = ovl_opendir,
@@ -42,7 +31,7 @@ static const struct fuse_lowlevel_ops table = {
 	.create = ovl_create,
 };
 
-const struct fuse_lowlevel_ops *ovl_table(void)
+const struct fk_ops *ovl_table(void)
 {
 	return &table;
 }

@@ -3,7 +3,7 @@
  *
  * Wine probes a directory's casefold flag on every miss with open, ioctl
  * and close: three requests, two of them OPENDIR and RELEASEDIR, when the
- * daemon keeps a stream per open directory.  With FUSE_CAP_NO_OPENDIR_
+ * daemon keeps a stream per open directory.  With FUSE_NO_OPENDIR_
  * SUPPORT the kernel sends neither, so each READDIR stands alone: it opens
  * the backing directory, seeks to the offset the kernel asks for (an
  * offset a previous READDIR returned, as getdents64 gave it), reads what
@@ -31,7 +31,7 @@ static int open_listing(struct cfs *fs, struct cfs_inode *dir)
  * the superblock files hidden.  Returns the bytes filled or -errno; an
  * error after some entries is left for the next call to report.
  */
-static ssize_t fill(fuse_req_t req, struct cfs *fs, struct cfs_inode *dir, int fd,
+static ssize_t fill(fk_req_t req, struct cfs *fs, struct cfs_inode *dir, int fd,
 		    char *out, size_t size, off_t off)
 {
 	/* About what one 4 KiB READDIR reply holds: little read in vain. */
@@ -53,7 +53,7 @@ static ssize_t fill(fuse_req_t req, struct cfs *fs, struct cfs_inode *dir, int f
 			at += d->d_reclen;
 			if (dir_hides(fs, dir, d->d_name))
 				continue;
-			len = fuse_add_direntry(req, out + used, size - used, d->d_name, &st,
+			len = fk_add_direntry(req, out + used, size - used, d->d_name, &st,
 						d->d_off);
 			if (len > size - used)
 				return (ssize_t)used;  /* the next call starts here */
@@ -62,8 +62,8 @@ static ssize_t fill(fuse_req_t req, struct cfs *fs, struct cfs_inode *dir, int f
 	}
 }
 
-void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		       struct fuse_file_info *fi)
+void op_readdir(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
+		       struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *dir = inode_get(&fs->nodes, ino);
@@ -79,41 +79,41 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		close(fd);
 	}
 	if (n < 0)
-		fuse_reply_err(req, (int)-n);
+		fk_reply_err(req, (int)-n);
 	else
-		fuse_reply_buf(req, buf, (size_t)n);
+		fk_reply_buf(req, buf, (size_t)n);
 	free(buf);
 }
 
 /*
- * ENOSYS tells a kernel with FUSE_CAP_NO_OPENDIR_SUPPORT never to send
+ * ENOSYS tells a kernel with FUSE_NO_OPENDIR_SUPPORT never to send
  * OPENDIR or RELEASEDIR again (and to cache listings, checked against the
  * directory's mtime); older kernels get a handle holding nothing.
  */
-void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void op_opendir(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	(void)ino;
 	if (cfs_of(req)->no_opendir) {
-		fuse_reply_err(req, ENOSYS);
+		fk_reply_err(req, ENOSYS);
 		return;
 	}
 	fi->fh = 0;
-	fuse_reply_open(req, fi);
+	fk_reply_open(req, fi);
 }
 
-void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
-			struct fuse_file_info *fi)
+void op_fsyncdir(fk_req_t req, fk_ino_t ino, int datasync,
+			struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
 	int fd = open_listing(fs, inode_get(&fs->nodes, ino)), err = 0;
 
 	(void)fi;
 	if (fd < 0) {
-		fuse_reply_err(req, -fd);
+		fk_reply_err(req, -fd);
 		return;
 	}
 	if ((datasync ? fdatasync(fd) : fsync(fd)) < 0)
 		err = errno;
 	close(fd);
-	fuse_reply_err(req, err);
+	fk_reply_err(req, err);
 }

@@ -13,7 +13,7 @@
  * CAP_SYS_ADMIN, as ext4 lists them (the daemon reads them all, as root).
  * *asked caches the answer, which costs a read of /proc, for one list.
  */
-static bool visible(fuse_req_t req, const char *name, int *asked)
+static bool visible(fk_req_t req, const char *name, int *asked)
 {
 	if (strncmp(name, "trusted.", 8) != 0)
 		return true;
@@ -27,7 +27,7 @@ static bool visible(fuse_req_t req, const char *name, int *asked)
  * those the caller of req may not see; returns its length (*out
  * allocated) or -errno.
  */
-ssize_t xattrs_list(fuse_req_t req, const char *path, bool (*hidden)(const char *name),
+ssize_t xattrs_list(fk_req_t req, const char *path, bool (*hidden)(const char *name),
 		    char **out)
 {
 	ssize_t n, kept = 0;
@@ -61,14 +61,14 @@ ssize_t xattrs_list(fuse_req_t req, const char *path, bool (*hidden)(const char 
 }
 
 /* n bytes of buf (or -errno): the size alone when the caller asked for it. */
-void xattrs_reply(fuse_req_t req, size_t size, const char *buf, ssize_t n)
+void xattrs_reply(fk_req_t req, size_t size, const char *buf, ssize_t n)
 {
 	if (n < 0)
-		fuse_reply_err(req, (int)-n);
+		fk_reply_err(req, (int)-n);
 	else if (size == 0)
-		fuse_reply_xattr(req, (size_t)n);
+		fk_reply_xattr(req, (size_t)n);
 	else if ((size_t)n > size)
-		fuse_reply_err(req, ERANGE);
+		fk_reply_err(req, ERANGE);
 	else
-		fuse_reply_buf(req, buf, (size_t)n);
+		fk_reply_buf(req, buf, (size_t)n);
 }

@@ -11,8 +11,8 @@
 
 #include "lowlevel.h"
 
-ssize_t xattrs_list(fuse_req_t req, const char *path, bool (*hidden)(const char *name),
+ssize_t xattrs_list(fk_req_t req, const char *path, bool (*hidden)(const char *name),
 		    char **out);
-void xattrs_reply(fuse_req_t req, size_t size, const char *buf, ssize_t n);
+void xattrs_reply(fk_req_t req, size_t size, const char *buf, ssize_t n);
 
 #endif /* CFS_XATTRS_H */

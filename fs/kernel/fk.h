@@ -144,6 +144,8 @@ int fk_reply_write(fk_req_t req, size_t count);
 int fk_reply_buf(fk_req_t req, const void *buf, size_t size);
 /* READ's data: up to size bytes of fd from off (pread, then one writev). */
 int fk_reply_fd(fk_req_t req, int fd, off_t off, size_t size);
+/* WRITE's data: written to fd at off, answered with the count written (or the error). */
+int fk_reply_pwrite(fk_req_t req, int fd, const char *buf, size_t size, off_t off);
 int fk_reply_statfs(fk_req_t req, const struct statvfs *st);
 int fk_reply_xattr(fk_req_t req, size_t count);
 int fk_reply_ioctl(fk_req_t req, int result, const void *buf, size_t size);
@@ -163,7 +165,7 @@ int fk_notify_inval_entry(struct fk_session *se, fk_ino_t parent, const char *na
 			  size_t namelen);
 int fk_notify_inc_epoch(struct fk_session *se);
 
-/* What INIT settled, one "name value" per line, for the stats xattr (session.c). */
+/* What INIT settled, as "name value" pairs, for the stats xattr (session.c). */
 int fk_session_describe(const struct fk_session *se, char *buf, size_t len);
 
 #endif /* FK_FK_H */

@@ -144,6 +144,7 @@ int fk_session_loop(struct fk_session *se)
 	sigset_t stop;
 	int sig = 0;
 
+	se->main_thread = pthread_self();  /* after fuse_daemonize's fork */
 	if (serve_init(se) < 0)
 		return 1;
 	spawn(se);

@@ -1,6 +1,7 @@
 #include <stddef.h>
 
-#include "lowlevel.h"
+#define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
+#include <fuse_lowlevel.h>
 #include "mount.h"
 
 /* libfuse's session, with no operation: only its mount options matter. */

@@ -218,6 +218,24 @@ int fk_reply_fd(fk_req_t req, int fd, off_t off, size_t size)
 	return reply(req, 0, req->scratch, got);
 }
 
+int fk_reply_pwrite(fk_req_t req, int fd, const char *buf, size_t size, off_t off)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < size) {
+		n = pwrite(fd, buf + done, size - done, off + (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && !done)
+			return fk_reply_err(req, errno);
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	return fk_reply_write(req, done);
+}
+
 int fk_reply_statfs(fk_req_t req, const struct statvfs *st)
 {
 	struct fuse_statfs_out o = { .st = {

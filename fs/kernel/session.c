@@ -36,7 +36,6 @@ struct fk_session *fk_session_new(int fd, const struct fk_ops *ops, void *data,
 	se->bufsize = (size_t)MAX_PAGES * 4096 + HEADROOM;
 	pthread_mutex_init(&se->lock, NULL);
 	pthread_mutex_init(&se->backing_lock, NULL);
-	se->main_thread = pthread_self();
 	/*
 	 * The signals that end the daemon are taken by the loop's sigwait
 	 * (loop.c) alone: blocked here, before any other thread starts, every
@@ -89,13 +88,11 @@ static uint64_t default_want(const struct fk_session *se)
 static void settle_passthrough(struct fk_session *se, struct fk_conn *conn)
 {
 	if (!se->opt.passthrough) {
-		snprintf(se->passthrough_note, sizeof(se->passthrough_note),
-			 "off (not root, or -o nopassthrough)");
+		snprintf(se->passthrough_note, sizeof(se->passthrough_note), "off:not-asked");
 		return;
 	}
 	if (!(conn->capable & FUSE_PASSTHROUGH)) {
-		snprintf(se->passthrough_note, sizeof(se->passthrough_note),
-			 "off (the kernel offers none: Linux < 6.9)");
+		snprintf(se->passthrough_note, sizeof(se->passthrough_note), "off:kernel");
 		return;
 	}
 	/*
@@ -192,25 +189,27 @@ static const struct {
 int fk_session_describe(const struct fk_session *se, char *buf, size_t len)
 {
 	const struct fk_conn *c = &se->conn;
+	const char *sep = "";
 	size_t used;
 	int n;
 
-	n = snprintf(buf, len, "fuse protocol %u.%u\nfuse workers %u\nfuse init", c->proto_major,
-		     c->proto_minor, se->nworkers);
+	n = snprintf(buf, len, "protocol %u.%u workers %u init ", c->proto_major, c->proto_minor,
+		     se->nworkers);
 	for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
-		if (n >= 0 && (size_t)n < len && (c->want & flag_names[i].flag))
-			n += snprintf(buf + n, len - (size_t)n, " %s", flag_names[i].name);
+		if (n >= 0 && (size_t)n < len && (c->want & flag_names[i].flag)) {
+			n += snprintf(buf + n, len - (size_t)n, "%s%s", sep, flag_names[i].name);
+			sep = ",";
+		}
 	if (n < 0 || (size_t)n >= len)
 		return -ERANGE;
 	used = (size_t)n;
 	n = snprintf(buf + used, len - used,
-		     "\nfuse max_write %u\nfuse max_readahead %u\nfuse max_stack_depth %u\n"
-		     "fuse request_timeout %u\nfuse passthrough %s%s%lu opened, %lu refused\n",
+		     " max_write %u max_readahead %u max_stack_depth %u request_timeout %u "
+		     "passthrough %s backing_opened %lu backing_refused %lu",
 		     c->max_write, c->max_readahead,
 		     (c->want & FUSE_PASSTHROUGH) ? se->max_stack_depth : 0,
 		     (c->want & FUSE_REQUEST_TIMEOUT) ? se->request_timeout : 0,
 		     (c->want & FUSE_PASSTHROUGH) ? "on" : se->passthrough_note,
-		     (c->want & FUSE_PASSTHROUGH) ? ": " : ", ",
 		     atomic_load(&se->backing_opened), atomic_load(&se->backing_refused));
 	if (n < 0 || (size_t)n >= len - used)
 		return -ERANGE;

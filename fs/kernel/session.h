@@ -40,7 +40,7 @@ struct fk_session {
 	struct fk_conn conn;
 	unsigned request_timeout;  /* granted, seconds */
 	unsigned max_stack_depth;
-	char passthrough_note[80]; /* why passthrough is off, if it is */
+	char passthrough_note[16]; /* off:why, when passthrough is off */
 
 	/* The workers (loop.c), under lock. */
 	pthread_mutex_t lock;
