@@ -392,6 +392,7 @@ static int run_session(const struct daemon *dm, struct fuse_args *args,
 	struct fk_options opt = {
 		.passthrough = !cli->nopassthrough && caps_have(CAP_SYS_ADMIN),
 		.request_timeout = cli->request_timeout,
+		.debug = co->debug,
 	};
 	struct fuse_session *lse;
 	struct fk_session *se;

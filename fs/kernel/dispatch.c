@@ -5,6 +5,7 @@
  * shorter than its opcode's arguments is answered EINVAL.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "session.h"
@@ -384,6 +385,37 @@ static void do_forget(fk_req_t req, const struct fk_ops *ops, struct args *a)
 		ops->forget(req, list[i].ino, list[i].nlookup);
 }
 
+/* -d: one line per request, in libfuse's words (tests count them by opcode). */
+static void log_request(const struct fuse_in_header *ih)
+{
+	static const char *const names[] = {
+		[FUSE_LOOKUP] = "LOOKUP", [FUSE_FORGET] = "FORGET", [FUSE_GETATTR] = "GETATTR",
+		[FUSE_SETATTR] = "SETATTR", [FUSE_READLINK] = "READLINK",
+		[FUSE_SYMLINK] = "SYMLINK", [FUSE_MKNOD] = "MKNOD", [FUSE_MKDIR] = "MKDIR",
+		[FUSE_UNLINK] = "UNLINK", [FUSE_RMDIR] = "RMDIR", [FUSE_RENAME] = "RENAME",
+		[FUSE_LINK] = "LINK", [FUSE_OPEN] = "OPEN", [FUSE_READ] = "READ",
+		[FUSE_WRITE] = "WRITE", [FUSE_STATFS] = "STATFS", [FUSE_RELEASE] = "RELEASE",
+		[FUSE_FSYNC] = "FSYNC", [FUSE_SETXATTR] = "SETXATTR",
+		[FUSE_GETXATTR] = "GETXATTR", [FUSE_LISTXATTR] = "LISTXATTR",
+		[FUSE_REMOVEXATTR] = "REMOVEXATTR", [FUSE_FLUSH] = "FLUSH", [FUSE_INIT] = "INIT",
+		[FUSE_OPENDIR] = "OPENDIR", [FUSE_READDIR] = "READDIR",
+		[FUSE_RELEASEDIR] = "RELEASEDIR", [FUSE_FSYNCDIR] = "FSYNCDIR",
+		[FUSE_GETLK] = "GETLK", [FUSE_SETLK] = "SETLK", [FUSE_SETLKW] = "SETLKW",
+		[FUSE_ACCESS] = "ACCESS", [FUSE_CREATE] = "CREATE",
+		[FUSE_INTERRUPT] = "INTERRUPT", [FUSE_BMAP] = "BMAP", [FUSE_DESTROY] = "DESTROY",
+		[FUSE_IOCTL] = "IOCTL", [FUSE_POLL] = "POLL", [FUSE_BATCH_FORGET] = "BATCH_FORGET",
+		[FUSE_FALLOCATE] = "FALLOCATE", [FUSE_READDIRPLUS] = "READDIRPLUS",
+		[FUSE_RENAME2] = "RENAME2", [FUSE_LSEEK] = "LSEEK",
+		[FUSE_COPY_FILE_RANGE] = "COPY_FILE_RANGE",
+	};
+	const char *name = ih->opcode < sizeof(names) / sizeof(names[0]) && names[ih->opcode]
+			   ? names[ih->opcode] : "???";
+
+	fprintf(stderr, "unique: %llu, opcode: %s (%u), nodeid: %llu, insize: %u, pid: %u\n",
+		(unsigned long long)ih->unique, name, ih->opcode,
+		(unsigned long long)ih->nodeid, ih->len, ih->pid);
+}
+
 void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, size_t bufsize)
 {
 	const struct fuse_in_header *ih = (const void *)buf;
@@ -393,6 +425,8 @@ void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, size_t bu
 
 	if (len < sizeof(*ih) || ih->len != len)
 		return;
+	if (se->opt.debug)
+		log_request(ih);
 	req = (struct fk_req){
 		.se = se, .fd = fd, .unique = ih->unique, .nodeid = ih->nodeid,
 		.opcode = ih->opcode,

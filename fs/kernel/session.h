@@ -16,6 +16,7 @@ struct fk_options {
 	unsigned max_threads;      /* workers at most; 1: a single thread */
 	bool passthrough;          /* offer FUSE_PASSTHROUGH (needs CAP_SYS_ADMIN) */
 	unsigned request_timeout;  /* seconds, 0: none asked */
+	bool debug;                /* -d: every request on stderr, as libfuse logged it */
 };
 
 struct fk_worker;
