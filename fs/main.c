@@ -390,7 +390,9 @@ static int run_session(const struct daemon *dm, struct fuse_args *args,
 		       struct fuse_cmdline_opts *co, const struct cli *cli)
 {
 	struct fk_options opt = {
-		.passthrough = !cli->nopassthrough && caps_have(CAP_SYS_ADMIN),
+		/* A view's files may move up a layer while open (copy-up): the
+		 * daemon serves their data, which then follows. */
+		.passthrough = dm->fs && !cli->nopassthrough && caps_have(CAP_SYS_ADMIN),
 		.request_timeout = cli->request_timeout,
 		.debug = co->debug,
 	};

@@ -574,6 +574,7 @@ void op_create(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode,
 	if (fd < 0) {
 		fk_reply_err(req, -fd);
 	} else {
+		fi->backing_fd = fs->no_open ? -1 : fd;  /* file_created closes it then */
 		fi->fh = file_created(fs, inode_get(&fs->nodes, e.ino), fd, fi->flags);
 		fi->noflush = file_noflush(fs, fi->flags);
 		if (fk_reply_create(req, &e, fi) != 0)

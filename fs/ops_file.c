@@ -268,6 +268,7 @@ void op_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 		return;
 	}
 	fi->fh = fh_of(fd, writer);
+	fi->backing_fd = fd;  /* passthrough, where the session has it (fs/kernel/backing.c) */
 	if (fk_reply_open(req, fi) != 0)
 		file_closed(fs, in, fi->fh);
 }

@@ -9,18 +9,19 @@
  *   as deep as this mount allows (overlayfs under the tree, max_stack_depth
  *   1), and then that open and every other of the node while it is open go
  *   through the daemon as before;
- * - later opens share the id where its file's access mode covers theirs;
- *   an open that would need more goes through the daemon with
- *   FOPEN_DIRECT_IO, which the kernel allows beside passthrough (a cached
- *   open it would refuse with EIO);
+ * - later opens share the id (the kernel refuses, with EIO to the caller,
+ *   an open of a node open for passthrough that is not passthrough, or
+ *   that names another backing file); the kernel opens the backing file
+ *   anew for each open, with that open's flags and the daemon's
+ *   credentials, so the first open's access mode binds no other;
  * - the last RELEASE unregisters the id (BACKING_CLOSE).
  *
  * Passthrough's reads come from the backing file's own pages, so the
  * handlers' FOPEN_DIRECT_IO for readers beside a writer (ops_file.c) is
- * dropped for them.
+ * dropped for them, and so is FOPEN_KEEP_CACHE, which the kernel refuses
+ * beside FOPEN_PASSTHROUGH (measured on 6.18: EIO).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 
@@ -37,14 +38,6 @@ static struct fk_backing **slot(struct fk_session *se, uint64_t nodeid)
 	return p;
 }
 
-/* Does a file open with accmode serve an open with flags? */
-static bool covers(int accmode, int flags)
-{
-	int want = flags & O_ACCMODE;
-
-	return accmode == O_RDWR || accmode == want;
-}
-
 static int backing_open(struct fk_session *se, int fd)
 {
 	struct fk_backing_map map = { .fd = fd };
@@ -55,9 +48,9 @@ static int backing_open(struct fk_session *se, int fd)
 
 /*
  * Counts the open about to be answered for nodeid and sets its flags:
- * FOPEN_PASSTHROUGH with the id returned, or none (0) and FOPEN_DIRECT_IO
- * where passthrough opens exist that cannot serve it.  Returns the id,
- * 0, or -1 when the session has no passthrough (nothing counted).
+ * FOPEN_PASSTHROUGH with the id returned, or 0 where the node's first open
+ * could not be passed through.  -1 when the session has no passthrough
+ * (nothing counted).
  */
 int fk_backing_attach(struct fk_req *req, uint64_t nodeid, const struct fk_file_info *fi,
 		      uint32_t *open_flags)
@@ -82,16 +75,14 @@ int fk_backing_attach(struct fk_req *req, uint64_t nodeid, const struct fk_file_
 		*p = b;
 		if (fi->backing_fd >= 0) {
 			b->id = backing_open(se, fi->backing_fd);
-			b->accmode = fcntl(fi->backing_fd, F_GETFL) & O_ACCMODE;
 			atomic_fetch_add(b->id ? &se->backing_opened : &se->backing_refused, 1);
 		}
 	}
 	b->opens++;
-	if (b->id && fi->backing_fd >= 0 && covers(b->accmode, fi->flags)) {
+	if (b->id) {
 		id = b->id;
-		*open_flags = (*open_flags & ~FOPEN_DIRECT_IO) | FOPEN_PASSTHROUGH;
-	} else if (b->id) {
-		*open_flags |= FOPEN_DIRECT_IO;
+		*open_flags = (*open_flags & ~(FOPEN_DIRECT_IO | FOPEN_KEEP_CACHE)) |
+			      FOPEN_PASSTHROUGH;
 	}
 	pthread_mutex_unlock(&se->backing_lock);
 	return id;

@@ -25,7 +25,6 @@ struct fk_worker;
 struct fk_backing {
 	uint64_t nodeid;
 	int id;                    /* the kernel's backing id; 0: opens without one */
-	int accmode;               /* O_RDONLY, O_WRONLY or O_RDWR of its file */
 	unsigned opens;
 	struct fk_backing *next;
 };
