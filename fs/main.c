@@ -59,7 +59,7 @@ struct cli {
 	char *upperdir;
 	char *workdir;
 	int nopassthrough;      /* -o nopassthrough: the daemon serves every read */
-	unsigned request_timeout; /* -o request_timeout=SECONDS, 0: none */
+	char *request_timeout;  /* -o request_timeout=SECONDS, 0: none */
 };
 
 enum { KEY_CASEFOLD_BARE };
@@ -86,7 +86,7 @@ static const struct fuse_opt cli_spec[] = {
 	{ "upperdir=%s", offsetof(struct cli, upperdir), 0 },
 	{ "workdir=%s", offsetof(struct cli, workdir), 0 },
 	{ "nopassthrough", offsetof(struct cli, nopassthrough), 1 },
-	{ "request_timeout=%u", offsetof(struct cli, request_timeout), 0 },
+	{ "request_timeout=%s", offsetof(struct cli, request_timeout), 0 },
 	FUSE_OPT_END
 };
 
@@ -116,24 +116,36 @@ static int cli_proc(void *data, const char *arg, int key, struct fuse_args *outa
  * The numbers of the command line, in their ranges.  fd_cache: the cache
  * never takes more than a quarter of RLIMIT_NOFILE anyway, and no process
  * has more than 2^20 descriptors by default (fs.nr_open); index_mem: up
- * to 1 TiB; nfs_nodes: up to 100 million, about 10 GB.
+ * to 1 TiB; nfs_nodes: up to 100 million, about 10 GB; request_timeout:
+ * what the kernel's 16-bit field holds.
  */
 struct numbers {
 	uint64_t fd_cache;      /* 0: the default */
 	uint64_t index_mem;     /* MiB; 0: the default */
 	uint64_t nfs_nodes;
+	uint64_t request_timeout;  /* seconds; 0: none */
 };
+
+/*
+ * A request unanswered this long ends the mount (Linux 6.14+, fs/README.md
+ * "The request loop"): no caller waits longer on a hung daemon.  Long
+ * enough for anything the daemon does for a caller (an fsync of a large
+ * file to a slow disk), short enough that a stuck game can be killed.
+ */
+#define REQUEST_TIMEOUT_DEFAULT 600
 
 static int parse_numbers(const struct cli *cli, struct numbers *n)
 {
 	static const struct optcheck_range fd_cache = { "fd_cache", 16, 1 << 20, "descriptors" };
 	static const struct optcheck_range index_mem = { "index_mem", 1, 1 << 20, "MiB" };
 	static const struct optcheck_range nfs_nodes = { "nfs_nodes", 0, 100000000, "objects" };
+	static const struct optcheck_range timeout = { "request_timeout", 0, 65535, "seconds" };
 
-	*n = (struct numbers){ 0 };
+	*n = (struct numbers){ .request_timeout = REQUEST_TIMEOUT_DEFAULT };
 	return optcheck_number(&fd_cache, cli->fd_cache, &n->fd_cache) < 0 ||
 	       optcheck_number(&index_mem, cli->index_mem, &n->index_mem) < 0 ||
-	       optcheck_number(&nfs_nodes, cli->nfs_nodes, &n->nfs_nodes) < 0 ? -1 : 0;
+	       optcheck_number(&nfs_nodes, cli->nfs_nodes, &n->nfs_nodes) < 0 ||
+	       optcheck_number(&timeout, cli->request_timeout, &n->request_timeout) < 0 ? -1 : 0;
 }
 
 /*
@@ -387,13 +399,14 @@ struct daemon {
  * (inode_set_waiters).
  */
 static int run_session(const struct daemon *dm, struct fuse_args *args,
-		       struct fuse_cmdline_opts *co, const struct cli *cli)
+		       struct fuse_cmdline_opts *co, const struct cli *cli,
+		       const struct numbers *num)
 {
 	struct fk_options opt = {
 		/* A view's files may move up a layer while open (copy-up): the
 		 * daemon serves their data, which then follows. */
 		.passthrough = dm->fs && !cli->nopassthrough && caps_have(CAP_SYS_ADMIN),
-		.request_timeout = cli->request_timeout,
+		.request_timeout = (unsigned)num->request_timeout,
 		.debug = co->debug,
 	};
 	struct fuse_session *lse;
@@ -459,7 +472,7 @@ static const char *tree_only(const struct cli *cli)
  * operand.
  */
 static int run_view(struct cli *cli, struct fuse_args *args, struct fuse_cmdline_opts *co,
-		    const char *prog)
+		    const struct numbers *num, const char *prog)
 {
 	const char *label = co->mountpoint ? cli->backing : NULL, *bad = tree_only(cli);
 	struct view v = { 0 };
@@ -506,7 +519,7 @@ static int run_view(struct cli *cli, struct fuse_args *args, struct fuse_cmdline
 	if (add_mount_options(args, label ? label : "overlay") == 0) {
 		struct daemon dm = { ovl_table(), &v, &v.dentries, NULL };
 
-		ret = run_session(&dm, args, co, cli);
+		ret = run_session(&dm, args, co, cli, num);
 	}
 	view_destroy(&v);
 	return ret;
@@ -541,7 +554,7 @@ int main(int argc, char *argv[])
 	if (parse_numbers(&cli, &num) < 0)
 		goto out;
 	if (cli.lowerdir) {
-		ret = run_view(&cli, &args, &co, argv[0]);
+		ret = run_view(&cli, &args, &co, &num, argv[0]);
 		goto out;
 	}
 	if (cli.upperdir || cli.workdir) {
@@ -569,7 +582,7 @@ int main(int argc, char *argv[])
 	if (add_mount_options(&args, cli.backing) == 0) {
 		struct daemon dm = { ops_table(), &fs, &fs.dentries, &fs };
 
-		ret = run_session(&dm, &args, &co, &cli);
+		ret = run_session(&dm, &args, &co, &cli, &num);
 	}
 	watch_close(&fs);
 	inode_table_destroy(&fs.nodes);  /* closes rootfd */
@@ -582,6 +595,7 @@ out:
 	free(cli.lowerdir);
 	free(cli.upperdir);
 	free(cli.workdir);
+	free(cli.request_timeout);
 	free(cli.fd_cache);
 	free(cli.index_mem);
 	free(cli.nfs_nodes);

@@ -80,6 +80,17 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "clients' file handles of them stay valid (0 to\n"
 	  "100000000; default 0: such handles are stale;\n"
 	  "needs file handles)" },
+	{ "request_timeout", "SECONDS",
+	  "a request the daemon has not answered after this\n"
+	  "long ends the mount, so that no process waits on\n"
+	  "a hung daemon for ever (Linux 6.14+; the kernel\n"
+	  "checks every 15 seconds): 0 to 65535, default 600,\n"
+	  "0 none" },
+	{ "nopassthrough", NULL,
+	  "root's daemon leaves reads and writes of open\n"
+	  "files to the kernel where it can (passthrough,\n"
+	  "Linux 6.9+); with this option the daemon serves\n"
+	  "them all, as an ordinary user's daemon does" },
 	{ "logfile", "FILE",
 	  "where the detached daemon appends its messages\n"
 	  "(default: syslog, or without one the file named\n"
