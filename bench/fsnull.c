@@ -1,38 +1,38 @@
 /*
  * fsnull: a daemon that does nothing, to measure a request loop alone.
- * One directory of COUNT empty files f0 .. f(COUNT-1), answered from
- * arithmetic, served by libfuse 3.14's multi-threaded loop (as casefoldfs
- * ran it: 64 threads at most, no clone_fd) or by fs/kernel's.
+ * One directory in which every name is an empty file, its node number a
+ * hash of the name: answered from arithmetic, served by libfuse 3.14's
+ * multi-threaded loop (as casefoldfs ran it: 64 threads at most, no
+ * clone_fd) or by fs/kernel's (bench/transport.sh).
  *
- *   fsnull libfuse|fk COUNT MOUNTPOINT   (foreground; ends at unmount)
+ *   fsnull libfuse|fk MOUNTPOINT   (foreground; ends at unmount)
  *
  * Entries are cached for an hour and attributes not at all, so the first
  * stat of a name costs a LOOKUP and every later one a GETATTR.
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lowlevel.h"
-#include "fk.h"
-#include "mount.h"
-#include "session.h"
+#define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
+#include <fuse_lowlevel.h>
 
-static unsigned long count;
+#include "kernel/fk.h"
+#include "kernel/mount.h"
+#include "kernel/session.h"
 
-/* The node of name, or 0: f<n> is node n + 2 (1 is the root). */
+/* The node of a name of the root (FNV-1a, never 0 or 1), or 0 elsewhere. */
 static uint64_t node_of(uint64_t parent, const char *name)
 {
-	char *end;
-	unsigned long n;
+	uint64_t h = 0xcbf29ce484222325ull;
 
-	if (parent != FUSE_ROOT_ID || name[0] != 'f' || !name[1])
+	if (parent != FUSE_ROOT_ID)
 		return 0;
-	n = strtoul(name + 1, &end, 10);
-	return *end || n >= count ? 0 : n + 2;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x100000001b3ull;
+	return h | 2;
 }
 
 static void attr_of(uint64_t ino, struct stat *st)
@@ -147,12 +147,10 @@ int main(int argc, char *argv[])
 	struct fuse_args args = FUSE_ARGS_INIT(2, fake);
 	int r;
 
-	if (argc != 4 || (strcmp(argv[1], "libfuse") != 0 && strcmp(argv[1], "fk") != 0)) {
-		fprintf(stderr, "usage: fsnull libfuse|fk COUNT MOUNTPOINT\n");
+	if (argc != 3 || (strcmp(argv[1], "libfuse") != 0 && strcmp(argv[1], "fk") != 0)) {
+		fprintf(stderr, "usage: fsnull libfuse|fk MOUNTPOINT\n");
 		return 2;
 	}
-	count = strtoul(argv[2], NULL, 10);
-	args.allocated = 0;
-	r = strcmp(argv[1], "fk") == 0 ? run_fk(&args, argv[3]) : run_libfuse(&args, argv[3]);
+	r = strcmp(argv[1], "fk") == 0 ? run_fk(&args, argv[2]) : run_libfuse(&args, argv[2]);
 	return r;
 }
