@@ -11,12 +11,14 @@
 #  3. A stopped daemon (SIGSTOP) with -o request_timeout=15: how long a
 #     caller waits for its error.
 # Usage: bench/transport.sh BUILD_DIR (as root).  Knobs:
-#   CF_TRANSPORT_ROUNDS=7  CF_TRANSPORT_NAMES=20000  CF_TRANSPORT_MIB=1024
+#   CF_TRANSPORT_ROUNDS=7  CF_TRANSPORT_NAMES=20000  (the loops)
+#   CF_TRANSPORT_IO_ROUNDS=3  CF_TRANSPORT_MIB=1024   (sequential I/O)
 set -eu
 O=${1:-build}
 ROUNDS=${CF_TRANSPORT_ROUNDS:-7}
 NAMES=${CF_TRANSPORT_NAMES:-20000}
 MIB=${CF_TRANSPORT_MIB:-1024}
+IO_ROUNDS=${CF_TRANSPORT_IO_ROUNDS:-3}
 
 . bench/prelude.sh
 prelude "mounts" fusermount3
@@ -63,7 +65,7 @@ done
 
 # 2. Sequential I/O.
 mount_cfs() { "$CFS" -f "$@" "$B" "$M" 2>>"$T/daemon.log" & PID=$!; wait_mounted; }
-for round in $(seq "$ROUNDS"); do
+for round in $(seq "$IO_ROUNDS"); do
 	for peer in native passthrough daemon; do
 		case $peer in
 		native) dir=$B ;;
@@ -114,7 +116,7 @@ for k in lookup getattr; do
 	awk -v k="$k" -v l="$l" -v f="$f" 'BEGIN { printf "| first-touch %s (one stat) | %.0f/s | %.0f/s | %.2f× |\n", toupper(k), 1e6 / l, 1e6 / f, l / f }'
 done
 echo
-echo "Sequential I/O of $MIB MiB in 1 MiB calls (MB/s), medians of $ROUNDS rounds; casefoldfs's"
+echo "Sequential I/O of $MIB MiB in 1 MiB calls (MB/s), medians of $IO_ROUNDS rounds; casefoldfs's"
 echo "passthrough: $passthrough:"
 echo
 echo "| | backing directory | casefoldfs, passthrough | ratio | casefoldfs, -o nopassthrough | ratio |"

@@ -96,11 +96,17 @@ want "flag probe" OPENDIR 0
 want "flag probe" RELEASEDIR 0
 
 # Rewriting a file on a local backing filesystem: no FLUSH at close (the
-# write reported any error), the file's data as written.
+# write reported any error), the file's data as written.  Root's daemon
+# passes the file through where the kernel can (fs/README.md, "The request
+# loop"): the kernel then writes the backing file itself, no WRITE.
 rewrite() { printf 'new\n' >"$1"; }
 requests "rewrite" rewrite ci/game.DAT
 want "rewrite" FLUSH 0
-want "rewrite" WRITE 1
+if getfattr --only-values -n "${CFS_XATTRS}stats" "$M" 2>/dev/null | grep -q "passthrough on"; then
+	want "rewrite" WRITE 0
+else
+	want "rewrite" WRITE 1
+fi
 [ "$(cat "$B/ci/Game.dat")" = new ] || fail "rewrite: the backing file holds $(cat "$B/ci/Game.dat")"
 
 # A creation by a new name: LOOKUP (the miss) and CREATE, no FLUSH.
