@@ -58,7 +58,7 @@ TEST_LIBS   := -lext2fs -lcom_err $(shell $(PKGCONFIG) --libs icu-uc icu-i18n 2>
 
 LIB_SRC  := $(wildcard lib/*.c) $(wildcard lib/tables/*.c)
 CLI_SRC  := $(wildcard cli/*.c cli/*/*.c)
-FS_SRC   := $(wildcard fs/*.c fs/kernel/*.c)
+FS_SRC   := $(wildcard fs/*/*.c)
 GEN_SRC  := $(wildcard gen/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 
@@ -126,7 +126,7 @@ $(O)/casefoldfs: $(FS_OBJ) $(PROG_LIB)
 
 # Manual pages and --help share their text.  casefold(1) is printed by the
 # tool from its verb table; mkman fills the other pages' templates from
-# casefoldfs's usage data (fs/usage.c) and the headers' prototypes.  Both
+# casefoldfs's usage data (fs/main/usage.c) and the headers' prototypes.  Both
 # run on the build machine: in a cross build (CC and CC_FOR_BUILD name
 # different machines) casefold(1) comes from a build-machine copy of the tool.
 man: $(MANS)
@@ -144,9 +144,9 @@ $(O)/man/%: man/%.in $(O)/mkman include/casefold.h include/casefold_ext4.h $(O)/
 	@mkdir -p $(@D)
 	$(O)/mkman include/casefold.h include/casefold_ext4.h < $< > $@.tmp && \
 	    sed -i 's|@BINDIR@|$(BINDIR)|g' $@.tmp && mv $@.tmp $@
-$(O)/mkman: man/mkman.c fs/usage.c fs/usage.h include/casefold.h
+$(O)/mkman: man/mkman.c fs/main/usage.c fs/main/usage.h include/casefold.h
 	@mkdir -p $(@D)
-	$(CC_FOR_BUILD) $(BUILD_CFLAGS) -Ifs -o $@ man/mkman.c fs/usage.c
+	$(CC_FOR_BUILD) $(BUILD_CFLAGS) -Ifs -o $@ man/mkman.c fs/main/usage.c
 
 # The table generator is a build-machine tool: never sanitized, never
 # cross-compiled.

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 
-#include "session.h"
+#include "kernel/session.h"
 
 #define SLOTS (sizeof(((struct fk_session *)0)->backings) / sizeof(struct fk_backing *))
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "session.h"
+#include "kernel/session.h"
 
 /* The request's arguments after the header, consumed front to back. */
 struct args {

@@ -19,7 +19,7 @@
 #include <sys/statvfs.h>
 #include <sys/types.h>
 
-#include "proto.h"
+#include "kernel/proto.h"
 
 typedef uint64_t fk_ino_t;
 typedef struct fk_req *fk_req_t;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "kernel/session.h"
 
 int fk_req_getgroups(fk_req_t req, int size, gid_t list[])
 {

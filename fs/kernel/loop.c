@@ -25,7 +25,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "kernel/session.h"
 
 struct fk_worker {
 	struct fk_session *se;

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <sys/uio.h>
 
-#include "session.h"
+#include "kernel/session.h"
 
 static int notify(struct fk_session *se, int code, const struct iovec *iov, int count)
 {

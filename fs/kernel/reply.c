@@ -8,7 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "kernel/session.h"
 
 /* Room for the header and three pieces of payload. */
 #define MAX_IOV 4

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "kernel/session.h"
 
 /*
  * The largest request is a WRITE of max_write bytes after its headers;

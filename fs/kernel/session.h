@@ -9,7 +9,7 @@
 #include <stdatomic.h>
 #include <sys/uio.h>
 
-#include "fk.h"
+#include "kernel/fk.h"
 
 /* What the command line asks of the loop. */
 struct fk_options {

@@ -1,24 +1,53 @@
 #!/usr/bin/env bash
-# fs/ is built in layers with no cycle (issue 22): each .c file belongs to
-# the module of the header that declares its functions; a module depends on
-# every header its files include.  Fails, naming the loop, if the modules'
-# dependencies form a cycle; also if any fs/ file other than names.c calls
-# libcasefold's matching functions (the rule has one home).
+# fs/ is built in wings and layers with no cycle.  The wings are folders:
+# kernel/ (the FUSE request loop, below everything), common/ (what both
+# filesystems use), tree/ (the per-directory casefold daemon), view/ (the
+# overlay view) and main/ (the daemon's entry, which chooses between
+# them).  tree/ and view/ never reach each other; common/ reaches neither;
+# kernel/ reaches nothing of ours; nothing reaches main/.  Inside the wings each .c file
+# belongs to the module of the header that declares its functions; a module
+# depends on every header its files include.  Fails, naming the file or the
+# loop, if an include or (in a build) a call crosses the wings the wrong way
+# or if the modules' dependencies form a cycle; also if any file other than
+# common/names.c calls libcasefold's matching functions (the rule has one
+# home).
 set -u
 root=${CF_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-exec python3 - "$root/fs" <<'PY'
+exec python3 - "$root/fs" "$root/include" <<'PY'
 import os, re, sys
 
-fs = sys.argv[1]
-files = sorted(f for f in os.listdir(fs) if f.endswith(('.c', '.h')))
+fs, public = sys.argv[1], sys.argv[2]
+# What each wing may reach (itself included).
+reaches = {
+    'kernel': {'kernel'},
+    'common': {'kernel', 'common'},
+    'tree': {'kernel', 'common', 'tree'},
+    'view': {'kernel', 'common', 'view'},
+    'main': {'kernel', 'common', 'tree', 'view', 'main'},
+}
+loose = [f for f in os.listdir(fs) if f.endswith(('.c', '.h'))]
+if loose:
+    sys.exit('FAIL: fs/%s is in no wing (kernel/, common/, tree/, view/, main/)' % loose[0])
+wings = sorted(d for d in os.listdir(fs) if os.path.isdir(os.path.join(fs, d)))
+for w in wings:
+    if w not in reaches:
+        sys.exit('FAIL: fs/%s/ is a wing with no rule in tests/house/layers.sh' % w)
+files = sorted(w + '/' + f for w in wings for f in os.listdir(os.path.join(fs, w))
+               if f.endswith(('.c', '.h')))
 text = {f: open(os.path.join(fs, f), encoding='utf-8').read() for f in files}
 headers = [f for f in files if f.endswith('.h')]
-include = re.compile(r'^#include "([\w.]+)\.h"', re.M)
+include = re.compile(r'^#include "([\w/.]+)"', re.M)
 defined = re.compile(r'^(?!static\b)[a-z][\w \*]*?\b(\w+)\(', re.M)
 
+def wing(m):
+    return m.split('/')[0]
+
 def module(f):
-    """A header is its own module; a .c file joins the header declaring it."""
+    """A header is its own module; a .c file joins the header declaring it.
+    kernel/ is one module: the request loop, fk.h its interface to the rest."""
+    if wing(f) == 'kernel':
+        return 'kernel'
     stem = f[:-2]
     if f.endswith('.h'):
         return stem
@@ -26,15 +55,23 @@ def module(f):
         for h in headers:
             if re.search(r'\b%s\(' % re.escape(name), text[h]):
                 return h[:-2]
-    return stem  # main.c: declares nothing to others
+    return stem  # main/main.c: declares nothing to others
+
+def crossing(a, b, how):
+    if wing(b) not in reaches[wing(a)]:
+        sys.exit('FAIL: fs/%s %s fs/%s: %s/ never reaches %s/' % (a, how, b, wing(a), wing(b)))
 
 deps = {}
 for f in files:
     m = module(f)
-    for inc in include.findall(text[f]):
-        if inc != m and inc + '.h' in text:
-            deps.setdefault(m, set()).add(inc)
     deps.setdefault(m, set())
+    for inc in include.findall(text[f]):
+        if inc in text:
+            crossing(f, inc, 'includes')
+            if module(inc) != m:
+                deps[m].add(module(inc))
+        elif not os.path.exists(os.path.join(public, inc)):
+            sys.exit('FAIL: fs/%s includes "%s": name it from fs/ (as "common/names.h")' % (f, inc))
 
 def find_loop(graph, what):
     """Depth-first search for a cycle; exits naming the loop itself."""
@@ -63,19 +100,17 @@ for f in files:
     if f.endswith('.c'):
         members.setdefault(module(f), []).append(f)
 for m, fl in members.items():
-    if len(fl) > 6:
+    if len(fl) > 6 and m not in reaches:
         sys.exit('FAIL: %s.h declares %d files (%s): one header per layer' % (m, len(fl), ' '.join(fl)))
 
 # What the objects really call (nm), if built: calls between files of
-# different modules must follow the layers too.
+# different modules must follow the wings and the layers too.
 objdir = os.path.join(os.environ.get('CF_BUILD', ''), 'fs')
-if os.path.isdir(objdir) and any(f.endswith('.o') for f in os.listdir(objdir)):
+objects = {f: os.path.join(objdir, f[:-2] + '.o') for f in files if f.endswith('.c')}
+if all(os.path.exists(o) for o in objects.values()):
     import subprocess
     owner, uses = {}, {}
-    for f in files:
-        if not f.endswith('.c'):
-            continue
-        o = os.path.join(objdir, f[:-2] + '.o')
+    for f, o in objects.items():
         out = subprocess.run(['nm', o], capture_output=True, text=True, check=True).stdout
         for line in out.splitlines():
             parts = line.split()
@@ -84,15 +119,19 @@ if os.path.isdir(objdir) and any(f.endswith('.o') for f in os.listdir(objdir)):
             elif len(parts) == 2 and parts[0] == 'U':
                 uses.setdefault(module(f), set()).add(parts[1])
     calls = {m: {owner[s] for s in u if s in owner and owner[s] != m} for m, u in uses.items()}
+    for m, called in calls.items():
+        for c in sorted(called):
+            crossing(m, c, 'calls')
     find_loop(calls, 'fs/ modules call each other')
     print('calls checked in', objdir)
 
 matching = re.compile(r"\bcf_(name_match|name_hash\w*|strcmp|strcasecmp|casefold\w*|normalize\w*|validate)\(")
 for f in files:
-    if f != 'names.c' and matching.search(text[f]):
-        sys.exit('FAIL: fs/%s calls libcasefold matching; only fs/names.c may' % f)
+    if f != 'common/names.c' and matching.search(text[f]):
+        sys.exit('FAIL: fs/%s calls libcasefold matching; only fs/common/names.c may' % f)
 
-print('%d modules in %d files, no cycle; order (bottom up):' % (len(deps), len(files)))
+print('%d modules in %d files of %s, no cycle; order (bottom up):' %
+      (len(deps), len(files), ', '.join(w + '/' for w in wings)))
 done, order = set(), []
 def place(m):
     if m in done:

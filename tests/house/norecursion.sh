@@ -2,8 +2,8 @@
 # No recursion in the daemon (issue 24): a function that reaches itself
 # through direct calls can be driven as deep as a user makes a tree (the
 # path-locator reopen once overflowed the stack at 40,000 levels).  Builds
-# fs/*.c with gcc's -fcallgraph-info and fails, naming the loop, on any
-# cycle among the calls.  Calls through function pointers (libfuse's
+# every wing's files (fs/*/*.c) with gcc's -fcallgraph-info and fails,
+# naming the loop, on any cycle among the calls.  Calls through function pointers (libfuse's
 # operation table) are not edges; none of ours calls back into libfuse's
 # loop.
 set -u
@@ -13,10 +13,12 @@ command -v gcc >/dev/null || { echo "SKIP: no gcc"; exit 77; }
 fuse=$(pkg-config --cflags fuse3 2>/dev/null) || { echo "SKIP: no fuse3 headers"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-for f in "$root"/fs/*.c; do
+for f in "$root"/fs/*/*.c; do
+	wing=$(basename "$(dirname "$f")")
+	mkdir -p "$tmp/$wing"
 	# shellcheck disable=SC2086
 	gcc -std=c11 -D_GNU_SOURCE -I"$root/include" -I"$root/fs" $fuse -O0 -fcallgraph-info \
-		-c "$f" -o "$tmp/$(basename "$f" .c).o" -dumpdir "$tmp/" ||
+		-c "$f" -o "$tmp/$wing/$(basename "$f" .c).o" -dumpdir "$tmp/$wing/" ||
 		{ echo "FAIL: cannot compile $f"; exit 1; }
 done
 exec python3 - "$tmp" <<'PY'
@@ -24,9 +26,9 @@ import glob, re, sys
 
 edges = {}
 edge = re.compile(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"')
-for f in glob.glob(sys.argv[1] + '/*.ci'):
+for f in glob.glob(sys.argv[1] + '/*/*.ci'):
     for a, b in edge.findall(open(f).read()):
-        # "fs/x.c:name" for static functions, "name" for the others
+        # "fs/wing/x.c:name" for static functions, "name" for the others
         edges.setdefault(a.split(':')[-1], set()).add(b.split(':')[-1])
 
 state, stack = {}, []

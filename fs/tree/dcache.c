@@ -1,0 +1,82 @@
+/*
+ * How long the kernel may keep a casefoldfs tree's answers, and when every
+ * dentry of the mount must expire: the rule is dentries.c's, applied here
+ * to a directory node's record and rule.  Callers hold the directory's lock.
+ */
+#include "tree/dcache.h"
+#include "tree/dir.h"
+#include "tree/watch.h"
+
+/*
+ * How long the kernel may keep what it learnt of in (its attributes; its
+ * entries, for a directory): until a notice says otherwise where changes
+ * behind our back are watched, else the mount's timeout.
+ */
+double dcache_ttl(const struct cfs *fs, const struct cfs_inode *in)
+{
+	return watch_covers(fs, in) ? fs->watched_timeout : fs->timeout;
+}
+
+/* Timeout of a positive entry answered for given, stored as stored. */
+double dcache_positive(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
+		       const char *stored)
+{
+	if (!dent_positive(&fs->dentries, &dir->d->dcache, &fs->names, dir_rule(fs, dir), given,
+			   stored))
+		return 0.0;
+	return dcache_ttl(fs, dir);
+}
+
+/* Timeout of a negative entry for given; 0: not cached. */
+double dcache_negative(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given)
+{
+	if (!dent_negative(&fs->dentries, &dir->d->dcache, &fs->names, dir_rule(fs, dir), given))
+		return 0.0;
+	return dcache_ttl(fs, dir);
+}
+
+/* Before answering: name was created in dir, under that very spelling. */
+void dcache_created(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name)
+{
+	dent_created(&fs->dentries, &dir->d->dcache, &fs->names, dir_rule(fs, dir), name);
+}
+
+/*
+ * Before answering: the entry stored as stored in dir was removed or
+ * renamed away through the spelling given.
+ */
+void dcache_removed(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
+		    const char *stored)
+{
+	dent_removed(&fs->dentries, &dir->d->dcache, &fs->names, dir_rule(fs, dir), given,
+		     stored);
+}
+
+/* Before answering: dir's rule changed (chattr +F or -F). */
+void dcache_rule_changed(struct cfs *fs)
+{
+	dent_expire_all(&fs->dentries);
+}
+
+/* A name of dir changed behind our back (notice.c, dir's lock held). */
+void dcache_behind(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name)
+{
+	dent_behind(&fs->dentries, &dir->d->dcache, &fs->names, dir_rule(fs, dir), name);
+}
+
+/*
+ * dir's attributes changed behind our back (notice.c, dir's lock held): if
+ * that was its flag, every dentry it handed out under the old rule other
+ * than a stored spelling is wrong now, whichever rule the daemon has read
+ * meanwhile.
+ */
+void dcache_rule_behind(struct cfs *fs, struct cfs_inode *dir)
+{
+	dent_rule_behind(&fs->dentries, &dir->d->dcache);
+}
+
+/* Every dentry of the mount expires (notices were lost). */
+void dcache_expire_all(struct cfs *fs)
+{
+	dent_expire_all(&fs->dentries);
+}

@@ -1,0 +1,22 @@
+/*
+ * What the kernel may cache of the daemon's answers, and when every dentry
+ * of the mount must expire (dcache.c).  Callers hold the directory's lock.
+ */
+#ifndef CFS_DCACHE_H
+#define CFS_DCACHE_H
+
+#include "tree/cfs.h"
+
+double dcache_positive(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
+		       const char *stored);
+double dcache_negative(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given);
+void dcache_created(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name);
+void dcache_removed(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
+		    const char *stored);
+void dcache_rule_changed(struct cfs *fs);
+double dcache_ttl(const struct cfs *fs, const struct cfs_inode *in);
+void dcache_behind(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name);
+void dcache_rule_behind(struct cfs *fs, struct cfs_inode *dir);
+void dcache_expire_all(struct cfs *fs);
+
+#endif /* CFS_DCACHE_H */

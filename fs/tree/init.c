@@ -1,0 +1,50 @@
+#include "tree/ops.h"
+
+/*
+ * What the kernel and the daemon agree on at mount time.
+ *
+ * Files opened without OPEN (fs->no_open; fs/README.md, "File data"): the
+ * kernel then keeps a file's pages across opens, and O_TRUNC must reach us
+ * as a SETATTR, so the daemon does not ask to truncate in OPEN
+ * (FUSE_ATOMIC_O_TRUNC).  A file's cached pages are dropped when its
+ * attributes show a new mtime or size (FUSE_AUTO_INVAL_DATA).  Reads and
+ * writes go through the daemon's buffer (fk_reply_fd, fk_reply_pwrite), or
+ * where root's daemon may, not through the daemon at all (passthrough,
+ * fs/kernel/backing.c).
+ *
+ * Listings need no per-open state (readdir.c): where the kernel can do
+ * without OPENDIR, every opendir is spared its OPENDIR and RELEASEDIR.
+ *
+ * POSIX ACLs: with FUSE_POSIX_ACL the kernel reads a file's ACLs
+ * through getxattr and enforces them in its permission checks
+ * (default_permissions), as ext4 does.  FUSE_DONT_MASK leaves the umask
+ * to the daemon, which applies it only where the parent has no default ACL:
+ * as on Linux, a default ACL replaces the umask (ops_dir.c).
+ *
+ * Killing set-user-ID and set-group-ID bits: the daemon writes, truncates
+ * and chowns as root, which keeps them (CAP_FSETID), so the kernel must not
+ * leave the job to us.  libfuse 3.14 does not ask for
+ * FUSE_HANDLE_KILLPRIV (measured: the INIT reply lacks it); clearing it
+ * keeps it that way, and the kernel clears the bits itself, judging the
+ * caller's capabilities (tests/fs/acl.sh checks one case).
+ */
+void op_init(void *userdata, struct fk_conn *conn)
+{
+	struct cfs *fs = userdata;
+
+	fs->no_opendir = conn->capable & FUSE_NO_OPENDIR_SUPPORT;
+	fs->no_open = fs->no_open && (conn->capable & FUSE_NO_OPEN_SUPPORT);
+	fs->nodes.hold_all = fs->no_open;
+	if (fs->no_open)
+		conn->want &= ~FUSE_ATOMIC_O_TRUNC;
+	if (conn->capable & FUSE_AUTO_INVAL_DATA)
+		conn->want |= FUSE_AUTO_INVAL_DATA;
+	conn->want &= ~FUSE_HANDLE_KILLPRIV;
+	if (conn->capable & FUSE_POSIX_ACL)
+		conn->want |= FUSE_POSIX_ACL;
+	if (conn->capable & FUSE_DONT_MASK)
+		conn->want |= FUSE_DONT_MASK;
+	/* NFS export (issue 21): LOOKUP of "." and ".." (ops_dir.c). */
+	if (conn->capable & FUSE_EXPORT_SUPPORT)
+		conn->want |= FUSE_EXPORT_SUPPORT;
+}

@@ -1,0 +1,315 @@
+/*
+ * Reaching a node's object: reopening it from its locator, pinning its
+ * descriptor in the descriptor cache for the length of an operation,
+ * opening it for I/O, and holding a descriptor for an object about to lose
+ * the name that reaches it.  Everything here takes the table lock only
+ * between system calls.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "tree/inode.h"
+
+/*
+ * For a caller whose open failed with err: when the daemon is out of
+ * descriptors, the cache gives one back and the caller retries.  True if
+ * it should (fdcache_shed).
+ */
+bool inode_shed(struct cfs_nodes *nt, int err)
+{
+	return fdcache_shed(&nt->fdc, err);
+}
+
+/*
+ * Opens the object of a node with a file handle (handle_len > 0), with
+ * flags: the descriptor or -errno, -ESTALE when the object is gone.
+ */
+static int open_handle(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
+{
+	union inode_handle h;
+	int fd;
+
+	h.fh.handle_bytes = in->handle_len;
+	h.fh.handle_type = in->handle_type;
+	pthread_mutex_lock(&nt->lock);  /* inode_rehandle may change it */
+	memcpy(h.fh.f_handle, in->handle, in->handle_len);
+	pthread_mutex_unlock(&nt->lock);
+	do
+		fd = open_by_handle_at(nt->mount_fd, &h.fh, flags | O_CLOEXEC);
+	while (fd < 0 && inode_shed(nt, errno));
+	if (fd >= 0)
+		return fd;
+	if (errno != ENOENT && errno != ESTALE)
+		return -errno;
+	/* Gone: the kernel's retry looks the name up again, and must not
+	 * find this node for an object that reused the inode number. */
+	inode_unhash(nt, in);
+	return -ESTALE;
+}
+
+/*
+ * Opens the entry name of the directory pfd and checks that it is still
+ * in's object: an O_PATH descriptor, or -ESTALE when the object is gone or
+ * the name now leads to another one.
+ */
+static int reopen_at(int pfd, const char *name, const struct cfs_inode *in)
+{
+	struct statx x;
+	int fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ESTALE : -errno;
+	/* Identity only, which no cache gets wrong: nothing is asked of a
+	 * filesystem mounted on the name since (it might never answer). */
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &x) < 0 ||
+	    makedev(x.stx_dev_major, x.stx_dev_minor) != in->dev || x.stx_ino != in->ino ||
+	    (x.stx_mode & S_IFMT) != in->type) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/*
+ * Caches fd as the descriptor of the pinned node in, which had none when
+ * the caller looked: returns the descriptor to use (a racing pin's, if it
+ * won) — cached, or the caller's own when every slot is pinned.
+ */
+static int install(struct cfs_nodes *nt, struct cfs_inode *in, int fd)
+{
+	int evicted;
+
+	pthread_mutex_lock(&nt->lock);
+	if (in->fde.fd >= 0) {
+		/* A racing pin reopened it first: use that one. */
+		evicted = fd;
+		fd = in->fde.fd;
+	} else {
+		evicted = fdcache_install(&nt->fdc, &in->fde, fd);
+	}
+	pthread_mutex_unlock(&nt->lock);
+	if (evicted >= 0)
+		close(evicted);
+	return fd;
+}
+
+/* One step down a path locator chain: a node and its name in its parent. */
+struct step {
+	struct cfs_inode *in;
+	char *name;
+};
+
+/*
+ * Makes sure a node pinned by the caller has a descriptor, reopening it
+ * from its locator; returns the descriptor or -errno (-ESTALE: the object
+ * is gone or the locator leads elsewhere).
+ *
+ * A path locator needs its parent's descriptor, which may need its own
+ * parent's, and so on up a chain as deep as a user cares to make it (one
+ * mkdir per level).  So no recursion: first up, pinning each parent and
+ * noting each name, to the nearest ancestor that has a descriptor (or a
+ * file handle, or nothing: ESTALE), then down, opening each level from the
+ * one above and caching it.  The memory is one step per level without a
+ * descriptor, on the heap.
+ */
+static int fd_of_pinned(struct cfs_nodes *nt, struct cfs_inode *in)
+{
+	struct step *steps = NULL, *grown;
+	size_t n = 0, cap = 0;
+	struct cfs_inode *cur = in, *parent;
+	int fd, err = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&nt->lock);
+		fd = cur->fde.fd;
+		cur->fde.used = true;
+		if (fd >= 0 || cur->handle_len) {
+			pthread_mutex_unlock(&nt->lock);
+			if (fd < 0 && (fd = open_handle(nt, cur, O_PATH)) >= 0)
+				fd = install(nt, cur, fd);
+			break;
+		}
+		parent = cur->parent;
+		if (!parent) {
+			pthread_mutex_unlock(&nt->lock);
+			fd = -ESTALE;
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			grown = realloc(steps, cap * sizeof(*steps));
+			if (!grown) {
+				pthread_mutex_unlock(&nt->lock);
+				fd = -ENOMEM;
+				break;
+			}
+			steps = grown;
+		}
+		steps[n].in = cur;
+		steps[n].name = strdup(cur->name);
+		if (!steps[n].name) {
+			pthread_mutex_unlock(&nt->lock);
+			fd = -ENOMEM;
+			break;
+		}
+		n++;
+		/* Alive until we are done, whatever renames do. */
+		parent->fde.pins++;
+		pthread_mutex_unlock(&nt->lock);
+		cur = parent;
+	}
+	/*
+	 * cur is pinned (by the caller, or as a parent of the last step) and
+	 * fd is its descriptor or -errno; so is every step's node.
+	 */
+	while (n > 0) {
+		struct step *s = &steps[--n];
+
+		if (fd >= 0) {
+			err = reopen_at(fd, s->name, s->in);
+			inode_unpin(nt, cur, fd);
+			fd = err >= 0 ? install(nt, s->in, err) : err;
+		} else {
+			inode_put(nt, cur);
+		}
+		free(s->name);
+		cur = s->in;
+	}
+	free(steps);
+	return fd;
+}
+
+/*
+ * The node's backing descriptor, valid until inode_unpin; the node cannot
+ * be freed meanwhile.  Returns the descriptor or -errno.
+ */
+int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in)
+{
+	int fd;
+
+	pthread_mutex_lock(&nt->lock);
+	in->fde.pins++;
+	pthread_mutex_unlock(&nt->lock);
+	fd = fd_of_pinned(nt, in);
+	if (fd < 0)
+		inode_put(nt, in);
+	return fd;
+}
+
+/*
+ * Opens that may wait for a lease break (issue 24): an open of a file
+ * another process holds a lease on waits until the holder gives it up, or
+ * for lease-break-time (45 s) if it never does, and a user can take leases
+ * on its own files and open them in parallel until every worker thread
+ * waits.  So every open is tried with O_NONBLOCK first (a lease conflict
+ * then fails at once with EWOULDBLOCK, having started the break), and only
+ * a bounded number of workers — a quarter of the pool, inode_set_waiters —
+ * may then wait with a blocking open, as on ext4; an open beyond that
+ * answers EWOULDBLOCK, as to a caller who asked for O_NONBLOCK.  The rest
+ * of the pool keeps serving everyone else.
+ */
+static atomic_uint waiting;
+static unsigned waiting_max = 2;
+
+void inode_set_waiters(unsigned max)
+{
+	waiting_max = max ? max : 1;
+}
+
+/* inode_open, once, with flags as given. */
+static int open_once(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
+{
+	int pfd, fd, err;
+	char path[32];
+	bool cached;
+
+	pthread_mutex_lock(&nt->lock);
+	cached = in->fde.fd >= 0;
+	pthread_mutex_unlock(&nt->lock);
+	if (in->handle_len && !cached)
+		return open_handle(nt, in, flags);
+	pfd = inode_pin(nt, in);
+	if (pfd < 0)
+		return pfd;
+	fd_procpath(pfd, path);
+	do
+		fd = open(path, flags | O_CLOEXEC);
+	while (fd < 0 && inode_shed(nt, errno));
+	err = errno;
+	inode_unpin(nt, in, pfd);
+	return fd < 0 ? -err : fd;
+}
+
+/*
+ * A new descriptor, opened with flags (never O_PATH), on in's object: by
+ * its file handle when no descriptor of it is cached (one call and one
+ * descriptor, where a reopen into the cache would cost two of each), else
+ * through /proc/self/fd/N, which names exactly the object the pinned
+ * descriptor holds, never a path that could have been swapped.  A lease
+ * conflict waits only within the bound above.  Returns it or -errno.
+ */
+int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
+{
+	int fd = open_once(nt, in, flags | O_NONBLOCK);
+
+	if (flags & O_NONBLOCK)
+		return fd;
+	if (fd == -EWOULDBLOCK) {
+		if (atomic_fetch_add(&waiting, 1) < waiting_max)
+			fd = open_once(nt, in, flags);
+		atomic_fetch_sub(&waiting, 1);
+	} else if (fd >= 0 && fcntl(fd, F_SETFL, flags) < 0) {  /* the status flags asked for */
+		close(fd);
+		fd = -EIO;
+	}
+	return fd;
+}
+
+/* Ends a pin; fd is what inode_pin returned. */
+void inode_unpin(struct cfs_nodes *nt, struct cfs_inode *in, int fd)
+{
+	bool mine;
+
+	pthread_mutex_lock(&nt->lock);
+	mine = fd != in->fde.fd;
+	pthread_mutex_unlock(&nt->lock);
+	/* A descriptor the cache had no room for was the caller's alone. */
+	if (mine)
+		close(fd);
+	inode_put(nt, in);
+}
+
+/*
+ * Keeps the node's descriptor in the held pool, where it stays until the
+ * node is freed unless the pool needs room for a newer one: for an object
+ * about to lose the name (and maybe the handle) that reaches it while the
+ * kernel still uses it.  A node whose descriptor gives way reaches its
+ * object only by handle, or not at all (ESTALE), as if it had none.
+ */
+int inode_hold(struct cfs_nodes *nt, struct cfs_inode *in)
+{
+	int fd = inode_pin(nt, in), evicted;
+	bool held;
+
+	if (fd < 0)
+		return fd;
+	pthread_mutex_lock(&nt->lock);
+	if (in->fde.fd < 0)
+		in->fde.fd = fd;        /* the pin's own descriptor becomes the node's */
+	evicted = fdcache_hold(&nt->fdc, &in->fde, &held);
+	if (!held && in->fde.slot < 0)
+		in->fde.fd = -1;        /* every held slot pinned: stays the pin's */
+	pthread_mutex_unlock(&nt->lock);
+	if (evicted >= 0)
+		close(evicted);
+	inode_unpin(nt, in, fd);
+	return 0;
+}

@@ -1,0 +1,119 @@
+/*
+ * Directory listings without per-open state.
+ *
+ * Wine probes a directory's casefold flag on every miss with open, ioctl
+ * and close: three requests, two of them OPENDIR and RELEASEDIR, when the
+ * daemon keeps a stream per open directory.  With FUSE_NO_OPENDIR_
+ * SUPPORT the kernel sends neither, so each READDIR stands alone: it opens
+ * the backing directory, seeks to the offset the kernel asks for (an
+ * offset a previous READDIR returned, as getdents64 gave it), reads what
+ * fits, and closes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tree/dir.h"
+#include "tree/ops.h"
+#include "tree/watch.h"
+
+/* A fresh descriptor for reading dir's entries, or -errno. */
+static int open_listing(struct cfs *fs, struct cfs_inode *dir)
+{
+	return inode_open(&fs->nodes, dir, O_RDONLY | O_DIRECTORY);
+}
+
+/*
+ * Fills out (size bytes) with dir's entries from offset off, as stored,
+ * the superblock files hidden.  Returns the bytes filled or -errno; an
+ * error after some entries is left for the next call to report.
+ */
+static ssize_t fill(fk_req_t req, struct cfs *fs, struct cfs_inode *dir, int fd,
+		    char *out, size_t size, off_t off)
+{
+	/* About what one 4 KiB READDIR reply holds: little read in vain. */
+	char raw[4096] __attribute__((aligned(8)));
+	size_t used = 0;
+
+	if (off != 0 && lseek(fd, off, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = getdents64(fd, raw, sizeof(raw));
+
+		if (n <= 0)
+			return n < 0 && used == 0 ? -errno : (ssize_t)used;
+		for (ssize_t at = 0; at < n;) {
+			struct dirent64 *d = (struct dirent64 *)(raw + at);
+			struct stat st = { .st_ino = d->d_ino, .st_mode = (mode_t)d->d_type << 12 };
+			size_t len;
+
+			at += d->d_reclen;
+			if (dir_hides(fs, dir, d->d_name))
+				continue;
+			len = fk_add_direntry(req, out + used, size - used, d->d_name, &st,
+						d->d_off);
+			if (len > size - used)
+				return (ssize_t)used;  /* the next call starts here */
+			used += len;
+		}
+	}
+}
+
+void op_readdir(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
+		       struct fk_file_info *fi)
+{
+	struct cfs *fs = cfs_of(req);
+	struct cfs_inode *dir = inode_get(&fs->nodes, ino);
+	char *buf = malloc(size);
+	int fd = buf ? open_listing(fs, dir) : -ENOMEM;
+	ssize_t n = fd;
+
+	(void)fi;
+	if (fd >= 0) {
+		/* The kernel caches listings: changes to them must be noticed. */
+		watch_dir(fs, dir, fd);
+		n = fill(req, fs, dir, fd, buf, size, off);
+		close(fd);
+	}
+	if (n < 0)
+		fk_reply_err(req, (int)-n);
+	else
+		fk_reply_buf(req, buf, (size_t)n);
+	free(buf);
+}
+
+/*
+ * ENOSYS tells a kernel with FUSE_NO_OPENDIR_SUPPORT never to send
+ * OPENDIR or RELEASEDIR again (and to cache listings, checked against the
+ * directory's mtime); older kernels get a handle holding nothing.
+ */
+void op_opendir(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
+{
+	(void)ino;
+	if (cfs_of(req)->no_opendir) {
+		fk_reply_err(req, ENOSYS);
+		return;
+	}
+	fi->fh = 0;
+	fk_reply_open(req, fi);
+}
+
+void op_fsyncdir(fk_req_t req, fk_ino_t ino, int datasync,
+			struct fk_file_info *fi)
+{
+	struct cfs *fs = cfs_of(req);
+	int fd = open_listing(fs, inode_get(&fs->nodes, ino)), err = 0;
+
+	(void)fi;
+	if (fd < 0) {
+		fk_reply_err(req, -fd);
+		return;
+	}
+	if ((datasync ? fdatasync(fd) : fsync(fd)) < 0)
+		err = errno;
+	close(fd);
+	fk_reply_err(req, err);
+}

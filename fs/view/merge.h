@@ -1,0 +1,66 @@
+/*
+ * The merged index of one directory of an overlay view (merge.c): every
+ * name the view shows there, from every tree, keyed by the fold rule's
+ * hash, built once from each tree's listing and then kept current by the
+ * view's own changes (the trees change only through the view while it is
+ * mounted).  Callers serialise access (view.h says how).
+ */
+#ifndef CFS_MERGE_H
+#define CFS_MERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/names.h"
+#include "view/layers.h"
+
+#define MERGE_NONE UINT32_MAX
+
+enum {
+	MERGE_WHITEOUT = 1,  /* a whiteout: hides what is below, never shown */
+	MERGE_COVERS = 2,    /* some tree below holds a name of its class: removing
+				it needs a whiteout */
+	MERGE_CLOSED = 4,    /* no tree further down merges into it */
+	MERGE_OPAQUE = 8,    /* a directory made opaque by the view */
+	MERGE_FREE = 16,     /* removed: a hole in the entry array */
+	MERGE_DOTWH = 32,    /* a whiteout stored as the file ".wh." + name */
+};
+
+/* One name shown (or hidden by a whiteout) in the directory. */
+struct merge_entry {
+	uint64_t hash;       /* the fold rule's hash of the name */
+	uint64_t ino;        /* the view's inode number (layer_ino) */
+	void *node;          /* the view's node for it, or NULL */
+	uint32_t name;       /* its spelling in the top tree (merge_name) */
+	uint32_t next;       /* next entry of its hash bucket */
+	uint32_t lower;      /* directories below merged into it (merge_part) */
+	uint16_t layer;      /* the top tree holding it */
+	uint8_t type;        /* DT_* of the top object */
+	uint8_t flags;       /* MERGE_* */
+};
+
+struct merge;
+
+struct merge *merge_new(void);
+void merge_free(struct merge *m);
+int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
+	       unsigned layer, int dirfd);
+uint32_t merge_find(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
+		    uint32_t *whiteout);
+uint32_t merge_add(struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
+		   unsigned layer, unsigned char type, uint64_t ino, unsigned flags);
+uint32_t merge_twin(const struct merge *m, const struct cfs_names *nm, uint32_t idx,
+		    uint32_t after);
+void merge_remove(struct merge *m, uint32_t idx);
+void merge_raise(struct merge *m, uint32_t idx);
+void merge_hide(struct merge *m, uint32_t idx);
+struct merge_entry *merge_entry(const struct merge *m, uint32_t idx);
+const char *merge_name(const struct merge *m, uint32_t idx);
+void merge_stored(const struct merge *m, uint32_t idx, char *buf, size_t len);
+uint32_t merge_next(const struct merge *m, uint32_t idx);
+uint32_t merge_part(const struct merge *m, uint32_t part, unsigned *layer, const char **name);
+bool merge_empty(const struct merge *m);
+size_t merge_memory(const struct merge *m);
+
+#endif /* CFS_MERGE_H */

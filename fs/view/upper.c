@@ -1,0 +1,564 @@
+/*
+ * What the view writes in the upper tree.  Every new object — a created
+ * file, a copy of a lower one, a whiteout — is made whole in the work
+ * directory (on the upper tree's filesystem) and then renamed into place,
+ * so that a daemon killed at any moment leaves the upper tree as it was
+ * before the change or as it is after it, never half a copy; the work
+ * directory is emptied at the next mount (layers.c).  A move into place
+ * over a whiteout and the replacing of a directory follow one rule
+ * (upper_move, upper_clear_dir): what a kill leaves reads as the change
+ * made or not made.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "view/view.h"
+
+/* A fresh name in the work directory. */
+int upper_temp(char name[static 32])
+{
+	return layer_tempname(name);
+}
+
+/*
+ * New objects belong to whoever made them, where the daemon may say so.
+ * chown clears a file's set-user-ID and set-group-ID bits, which the maker
+ * asked for in mode (as ext4 keeps them on a new file): they are put back.
+ */
+int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid, mode_t mode)
+{
+	int w = v->layers.workfd;
+
+	if (!v->can_chown)
+		return 0;
+	if (fchownat(w, tmp, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISLNK(mode) && (mode & (S_ISUID | S_ISGID)) && fchmodat(w, tmp, mode & 07777, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/* dir's directory in the upper tree, O_PATH (the caller closes it). */
+int upper_open(struct view *v, struct view_node *dir)
+{
+	char path[PATH_MAX];
+	int r = view_path(v, dir, 0, path, sizeof(path));
+
+	return r < 0 ? r : layer_open(&v->layers, 0, path, O_PATH | O_DIRECTORY, 0);
+}
+
+/* The nearest ancestor-or-self of n (a directory) the upper tree lacks,
+ * whose parent it has; NULL if it has n. */
+static struct view_node *first_missing(struct view *v, struct view_node *n)
+{
+	struct view_node *missing = NULL;
+
+	pthread_mutex_lock(&v->lock);
+	for (; n != v->root; n = n->parent)
+		if (n->d->parts[0].layer != 0)
+			missing = n;
+	pthread_mutex_unlock(&v->lock);
+	return missing;
+}
+
+/* Copies n's attributes (from st) onto tmp in the work directory. */
+static int copy_attrs(struct view *v, const char *tmp, const struct stat *st)
+{
+	int w = v->layers.workfd;
+	struct timespec ts[2] = { st->st_atim, st->st_mtim };
+
+	if (v->can_chown && fchownat(w, tmp, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISLNK(st->st_mode) && fchmodat(w, tmp, st->st_mode & 07777, 0) < 0)
+		return -errno;
+	return utimensat(w, tmp, ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+/* Moves the finished tmp to name in n's parent and records the copy. */
+static int raise_node(struct view *v, struct view_node *n, const char *tmp, bool isdir)
+{
+	struct view_node *p = n->parent;
+	int pfd = upper_open(v, p), r;
+
+	if (pfd < 0)
+		return pfd;
+	r = renameat2(v->layers.workfd, tmp, pfd, n->name, RENAME_NOREPLACE) < 0 ? -errno : 0;
+	close(pfd);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&v->lock);
+	if (isdir) {
+		struct view_part *np = realloc(n->d->parts, (n->d->nparts + 1) * sizeof(*np));
+		char *name = strdup(n->name);
+
+		if (np && name) {
+			memmove(np + 1, np, n->d->nparts * sizeof(*np));
+			np[0] = (struct view_part){ .layer = 0, .name = name };
+			n->d->parts = np;
+			n->d->nparts++;
+		} else {
+			free(name);
+			if (np)
+				n->d->parts = np;
+			r = -ENOMEM;
+		}
+	}
+	if (r == 0) {
+		n->layer = 0;
+		if (!n->gone && p->d->index)
+			merge_raise(p->d->index, n->idx);
+	}
+	pthread_mutex_unlock(&v->lock);
+	return r;
+}
+
+/* The extended attributes a copy keeps: all but overlayfs's own. */
+static void copy_xattrs(int src, int dst)
+{
+	char names[4096], value[4096];
+	ssize_t len = flistxattr(src, names, sizeof(names));
+
+	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(names + i) + 1) {
+		ssize_t vl;
+
+		if (marker_is_ours(names + i))
+			continue;
+		vl = fgetxattr(src, names + i, value, sizeof(value));
+		if (vl >= 0)
+			fsetxattr(dst, names + i, value, (size_t)vl, 0);  /* best effort */
+	}
+}
+
+/* A directory's copy keeps its extended attributes too, as fuse-overlayfs's
+ * does (a user.* tag, a security label, an ACL). */
+static int copy_dir_xattrs(struct view *v, struct view_node *n, const char *tmp)
+{
+	int src = view_open(v, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), dst;
+
+	if (src == -EACCES)
+		return 0;  /* a daemon that may not read it cannot list them either */
+	if (src < 0)
+		return src;
+	dst = openat(v->layers.workfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dst < 0) {
+		close(src);
+		return -errno;
+	}
+	copy_xattrs(src, dst);
+	close(dst);
+	close(src);
+	return 0;
+}
+
+/* Gives directory n, whose parent the upper tree has, its upper copy
+ * (the parent's change lock held). */
+static int copy_dir_one(struct view *v, struct view_node *n)
+{
+	char tmp[32];
+	struct stat st;
+	int r;
+
+	if (n->d->parts[0].layer == 0)
+		return 0;
+	r = view_stat(v, n, &st);  /* mode, owner, times: what a copy keeps */
+	upper_temp(tmp);
+	if (r == 0 && mkdirat(v->layers.workfd, tmp, 0700) < 0)
+		r = -errno;
+	if (r == 0)
+		r = copy_dir_xattrs(v, n, tmp);
+	if (r == 0 && (r = copy_attrs(v, tmp, &st)) == 0)
+		r = raise_node(v, n, tmp, true);
+	if (r < 0)
+		layer_clear_work(v->layers.workfd, tmp);
+	return r;
+}
+
+static int copy_file_one(struct view *v, struct view_node *n);
+
+static int copy_one(struct view *v, struct view_node *n)
+{
+	return n->d ? copy_dir_one(v, n) : copy_file_one(v, n);
+}
+
+/*
+ * Copies n up and, with it, every other entry of its group that n's
+ * parent shows from a lower tree: fold-equal twins of one lower directory
+ * are copied up together, so that the upper tree holds every spelling of
+ * the group the view shows before any of them changes, and the index
+ * rebuilt at the next mount hides exactly what the live one hides (the
+ * rule for twins, fs/README.md).  The parent's change lock held.
+ */
+static int raise_group(struct view *v, struct view_node *n)
+{
+	struct view_node *p = n->parent;
+	uint32_t i = MERGE_NONE;
+	int r = copy_one(v, n);
+
+	while (r == 0) {
+		struct view_node *t = NULL;
+
+		pthread_mutex_lock(&v->lock);
+		do
+			i = n->gone || !p->d->index ? MERGE_NONE
+						    : merge_twin(p->d->index, &v->names, n->idx, i);
+		while (i != MERGE_NONE && merge_entry(p->d->index, i)->layer == 0);
+		if (i != MERGE_NONE && (t = view_child(v, p, i)))
+			t->nlookup++;
+		pthread_mutex_unlock(&v->lock);
+		if (i == MERGE_NONE)
+			break;
+		if (!t)
+			return -ENOMEM;
+		r = copy_one(v, t);
+		view_forget(v, t, 1);
+	}
+	return r;
+}
+
+/* Gives directory n, whose parent the upper tree has, its upper copy. */
+static int copy_dir(struct view *v, struct view_node *n)
+{
+	struct view_node *p = n->parent;
+	int r;
+
+	pthread_mutex_lock(&p->d->change);
+	r = raise_group(v, n);
+	pthread_mutex_unlock(&p->d->change);
+	return r;
+}
+
+/*
+ * Makes sure the upper tree has directory dir, copying up each ancestor it
+ * lacks, top down (one change lock at a time: the parent's).
+ */
+int upper_dir(struct view *v, struct view_node *dir)
+{
+	struct view_node *n;
+	int r;
+
+	if (!v->layers.upper)
+		return -EROFS;
+	while ((n = first_missing(v, dir)))
+		if ((r = copy_dir(v, n)) < 0)
+			return r;
+	return 0;
+}
+
+/* The bytes of src into dst, across filesystems if need be. */
+static int copy_data(int src, int dst, off_t size)
+{
+	char buf[65536];
+	off_t done = 0;
+	ssize_t n;
+
+	while (done < size) {
+		n = copy_file_range(src, NULL, dst, NULL, (size_t)(size - done), 0);
+		if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP ||
+			      errno == ENOSYS))
+			break;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;  /* shorter than it was: what there is */
+		done += n;
+	}
+	while ((n = read(src, buf, sizeof(buf))) > 0)
+		for (ssize_t w = 0, k; w < n; w += k)
+			if ((k = write(dst, buf + w, (size_t)(n - w))) < 0)
+				return -errno;
+	return n < 0 ? -errno : 0;
+}
+
+/* Makes tmp, in the work directory, a copy of n's object (stat st). */
+static int copy_object(struct view *v, struct view_node *n, const char *tmp,
+		       const struct stat *st)
+{
+	int w = v->layers.workfd, src, dst, r;
+	char target[PATH_MAX];
+	ssize_t len;
+
+	if (S_ISLNK(st->st_mode)) {
+		src = view_open(v, n, O_PATH | O_NOFOLLOW);
+		if (src < 0)
+			return src;
+		len = readlinkat(src, "", target, sizeof(target) - 1);
+		close(src);
+		if (len < 0)
+			return -errno;
+		target[len] = '\0';
+		return symlinkat(target, w, tmp) < 0 ? -errno : 0;
+	}
+	if (!S_ISREG(st->st_mode))
+		return mknodat(w, tmp, st->st_mode & S_IFMT, st->st_rdev) < 0 ? -errno : 0;
+	src = view_open(v, n, O_RDONLY | O_NOFOLLOW);
+	if (src < 0)
+		return src;
+	dst = openat(w, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	r = dst < 0 ? -errno : copy_data(src, dst, st->st_size);
+	if (dst >= 0) {
+		copy_xattrs(src, dst);
+		close(dst);
+	}
+	close(src);
+	return r;
+}
+
+/* Copies the non-directory n up, its parent being there (its change
+ * lock held): made whole in the work directory and moved into place. */
+static int copy_file_one(struct view *v, struct view_node *n)
+{
+	struct stat st;
+	char tmp[32];
+	int r;
+
+	if (n->layer == 0)
+		return 0;
+	r = view_stat(v, n, &st);
+	upper_temp(tmp);
+	if (r == 0)
+		r = copy_object(v, n, tmp, &st);
+	if (r == 0 && (r = copy_attrs(v, tmp, &st)) == 0)
+		r = raise_node(v, n, tmp, false);
+	if (r < 0)
+		layer_clear_work(v->layers.workfd, tmp);
+	return r;
+}
+
+/* Copies the non-directory n up: its parent first, then n and its twins. */
+int upper_copy(struct view *v, struct view_node *n)
+{
+	struct view_node *p;
+	int r;
+
+	pthread_mutex_lock(&v->lock);
+	p = n->parent;
+	r = n->layer == 0 ? 1 : n->gone ? -ENOENT : 0;
+	pthread_mutex_unlock(&v->lock);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	if ((r = upper_dir(v, p)) < 0)
+		return r;
+	pthread_mutex_lock(&p->d->change);
+	r = n->gone ? -ENOENT : raise_group(v, n);
+	pthread_mutex_unlock(&p->d->change);
+	return r;
+}
+
+/*
+ * Puts a fresh whiteout at name in dirfd, made in the work directory and
+ * moved there by renameat2 with flags: RENAME_NOREPLACE where nothing is,
+ * 0 over a non-directory, RENAME_EXCHANGE with a directory (which can hold
+ * only whiteouts then), emptied in the work directory afterwards.
+ */
+static int whiteout_at(struct view *v, int dirfd, const char *name, unsigned flags)
+{
+	int w = v->layers.workfd, r;
+	char tmp[32];
+
+	upper_temp(tmp);
+	if ((r = marker_make_whiteout(w, tmp)) < 0)
+		return r;
+	r = renameat2(w, tmp, dirfd, name, flags) < 0 ? -errno : 0;
+	if (r < 0 || (flags & RENAME_EXCHANGE))
+		layer_clear_work(w, tmp);
+	return r;
+}
+
+/* Keeps the whiteout that came to name in dirfd as one this view writes:
+ * a whiteout marked by an xattr is one only in a directory marked too. */
+static int keep_whiteout(struct view *v, int dirfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR(st.st_mode) &&
+	    st.st_rdev == makedev(0, 0))
+		return 0;
+	return whiteout_at(v, dirfd, name, 0);
+}
+
+/*
+ * The step that ends every placement: the object m->from becomes m->to.
+ * Over a whiteout of the very spelling the two trade places (a directory
+ * cannot replace a file), so that the lower name never shows in between;
+ * the whiteout, now at from, stays if a whiteout is wanted there and goes
+ * if not.  Over a whiteout of another spelling the object moves first and
+ * the whiteout goes after: a daemon killed in between leaves both, which
+ * the view reads as the move done (in one directory an object goes before
+ * a whiteout of its group, merge.c) — never the lower name back, nor the
+ * object under a spelling nobody asked for.
+ */
+int upper_move(struct view *v, const struct upper_move *m)
+{
+	unsigned flags = (m->replace ? 0 : RENAME_NOREPLACE) | (m->behind ? RENAME_WHITEOUT : 0);
+	int r;
+
+	if (*m->old && strcmp(m->old, m->to) == 0) {
+		if (renameat2(m->fromfd, m->from, m->tofd, m->to, RENAME_EXCHANGE) < 0)
+			return -errno;
+		if (m->behind)
+			return keep_whiteout(v, m->fromfd, m->from);
+		unlinkat(m->fromfd, m->from, 0);
+		return 0;
+	}
+	r = renameat2(m->fromfd, m->from, m->tofd, m->to, flags) < 0 ? -errno : 0;
+	/* A filesystem without RENAME_WHITEOUT: the whiteout follows (a daemon
+	 * killed in between shows the lower name at from again). */
+	if (r == -EINVAL && m->behind &&
+	    renameat2(m->fromfd, m->from, m->tofd, m->to, flags & ~RENAME_WHITEOUT) == 0)
+		r = whiteout_at(v, m->fromfd, m->from, RENAME_NOREPLACE);
+	if (r == 0 && *m->old)
+		unlinkat(m->tofd, m->old, 0);
+	return r;
+}
+
+/*
+ * Moves the finished tmp to name in dir's upper directory, over the
+ * group's whiteout there (whiteout: its index entry, or MERGE_NONE).
+ */
+int upper_place(struct view *v, struct view_node *dir, const char *tmp, const char *name,
+		uint32_t whiteout)
+{
+	char old[CFS_NAME_MAX + 8] = "";
+	int pfd = upper_open(v, dir), r;
+
+	if (pfd < 0)
+		return pfd;
+	pthread_mutex_lock(&v->lock);
+	if (whiteout != MERGE_NONE && merge_entry(dir->d->index, whiteout)->layer == 0)
+		merge_stored(dir->d->index, whiteout, old, sizeof(old));
+	pthread_mutex_unlock(&v->lock);
+	r = upper_move(v, &(struct upper_move){ .fromfd = v->layers.workfd, .from = tmp,
+						.tofd = pfd, .to = name, .old = old });
+	close(pfd);
+	if (r == 0 && *old) {
+		pthread_mutex_lock(&v->lock);
+		merge_remove(dir->d->index, whiteout);
+		pthread_mutex_unlock(&v->lock);
+	}
+	return r;
+}
+
+/* Whether the open directory dirfd holds any entry. */
+static bool holds_entries(int dirfd)
+{
+	_Alignas(struct dirent64) char buf[1024];
+	ssize_t n = getdents64(dirfd, buf, sizeof(buf));
+
+	for (ssize_t off = 0; off < n;) {
+		const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+
+		off += de->d_reclen;
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			return true;
+	}
+	return n < 0;
+}
+
+/*
+ * Makes the upper directory name of pfd, empty in the view but perhaps
+ * holding whiteouts, truly empty so that a directory can replace it: an
+ * empty opaque copy of it (its xattrs, mode, owner, times) takes its place
+ * in one step, as overlayfs clears one, and the old one is emptied in the
+ * work directory.  Emptied in place, it would show what its whiteouts hid
+ * if the daemon were killed before the rename that replaces it.
+ */
+int upper_clear_dir(struct view *v, int pfd, const char *name)
+{
+	int w = v->layers.workfd, fd, copy, r;
+	char tmp[32];
+	struct stat st;
+
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!holds_entries(fd)) {
+		close(fd);
+		return 0;
+	}
+	upper_temp(tmp);
+	r = fstat(fd, &st) < 0 || mkdirat(w, tmp, 0700) < 0 ? -errno : 0;
+	if (r == 0) {
+		copy = openat(w, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (copy < 0)
+			r = -errno;
+		else {
+			copy_xattrs(fd, copy);
+			close(copy);
+		}
+	}
+	close(fd);
+	if (r == 0 && (r = marker_set_opaque(w, tmp)) == 0 && (r = copy_attrs(v, tmp, &st)) == 0 &&
+	    renameat2(w, tmp, pfd, name, RENAME_EXCHANGE) < 0)
+		r = -errno;
+	layer_clear_work(w, tmp);
+	return r;
+}
+
+/*
+ * Puts a whiteout at name in dir's upper directory: where nothing is, or in
+ * one step over the upper object there (a directory, which can hold only
+ * whiteouts then, trades places with it and is emptied in the work dir).
+ */
+int upper_whiteout(struct view *v, struct view_node *dir, const char *name,
+		   enum upper_over over)
+{
+	static const unsigned flags[] = { [UPPER_NEW] = RENAME_NOREPLACE, [UPPER_OVER_FILE] = 0,
+					  [UPPER_OVER_DIR] = RENAME_EXCHANGE };
+	int pfd = upper_open(v, dir), r;
+
+	if (pfd < 0)
+		return pfd;
+	r = whiteout_at(v, pfd, name, flags[over]);
+	close(pfd);
+	return r;
+}
+
+/*
+ * Removes the upper object name of dir that covers nothing below.  A
+ * directory may still hold whiteouts of what it once covered: it is moved
+ * to the work directory and emptied there.
+ */
+int upper_discard(struct view *v, struct view_node *dir, const char *name, bool isdir)
+{
+	int pfd = upper_open(v, dir), r;
+	char tmp[32];
+
+	if (pfd < 0)
+		return pfd;
+	r = unlinkat(pfd, name, isdir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+	if (r == -ENOTEMPTY || r == -EEXIST) {
+		upper_temp(tmp);
+		r = renameat(pfd, name, v->layers.workfd, tmp) < 0 ? -errno : 0;
+		if (r == 0)
+			r = layer_clear_work(v->layers.workfd, tmp);
+	}
+	close(pfd);
+	return r;
+}
+
+/* Whether dir's upper directory name is opaque (nothing below shows in it). */
+bool upper_opaque(struct view *v, struct view_node *dir, const char *name)
+{
+	int pfd = upper_open(v, dir), fd;
+	bool opaque;
+
+	if (pfd < 0)
+		return false;
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return false;
+	opaque = marker_opaque(fd);
+	close(fd);
+	return opaque;
+}

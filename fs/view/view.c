@@ -1,0 +1,536 @@
+/*
+ * The nodes of an overlay view.  A node is one entry of its parent's merged
+ * index that the kernel holds; it finds its object again by path, from the
+ * root of the tree that holds it, through each ancestor's spelling in that
+ * tree (a merged directory has one per tree).  The trees change only
+ * through the view while it is mounted (as for overlayfs), so an index,
+ * once built, is kept current by the view's own changes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/lowlevel.h"
+#include "common/util.h"
+#include "view/view.h"
+
+static struct view_node *node_new(unsigned char type)
+{
+	struct view_node *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->type = type;
+	n->kept = -1;
+	if (type == DT_DIR) {
+		n->d = calloc(1, sizeof(*n->d));
+		if (!n->d) {
+			free(n);
+			return NULL;
+		}
+		pthread_mutex_init(&n->d->change, NULL);
+	}
+	return n;
+}
+
+static void node_free(struct view_node *n)
+{
+	if (n->d) {
+		for (unsigned i = 0; i < n->d->nparts; i++)
+			free(n->d->parts[i].name);
+		free(n->d->parts);
+		merge_free(n->d->index);
+		pthread_mutex_destroy(&n->d->change);
+		free(n->d);
+	}
+	if (n->kept >= 0)
+		close(n->kept);
+	free(n->name);
+	free(n);
+}
+
+static int add_part(struct view_dir *d, unsigned layer, const char *name)
+{
+	struct view_part *np = realloc(d->parts, (d->nparts + 1) * sizeof(*np));
+
+	if (!np)
+		return -ENOMEM;
+	d->parts = np;
+	np[d->nparts].layer = layer;
+	np[d->nparts].name = strdup(name);
+	if (!np[d->nparts].name)
+		return -ENOMEM;
+	d->nparts++;
+	return 0;
+}
+
+/* The root: every tree's root, merged. */
+int view_init(struct view *v)
+{
+	struct stat st;
+
+	pthread_mutex_init(&v->lock, NULL);
+	v->root = node_new(DT_DIR);
+	if (!v->root)
+		return -ENOMEM;
+	v->root->nlookup = 1;  /* never forgotten */
+	v->root->name = strdup("");
+	for (unsigned i = 0; i < v->layers.n; i++)
+		if (!v->root->name || add_part(v->root->d, i, "") < 0)
+			return -ENOMEM;
+	/* The bottom tree's root: its number stays when anything is copied up. */
+	if (fstat(v->layers.l[v->layers.n - 1].fd, &st) < 0)
+		return -errno;
+	v->root->ino = layer_ino(&v->layers, v->layers.n - 1, st.st_ino);
+	return 0;
+}
+
+/* At unmount, after the session: every node still held goes. */
+void view_destroy(struct view *v)
+{
+	while (v->all) {
+		struct view_node *n = v->all;
+
+		v->all = n->all_next;
+		node_free(n);
+	}
+	node_free(v->root);
+	free(v->links);
+	layers_close(&v->layers);
+	pthread_mutex_destroy(&v->lock);
+}
+
+struct view_node *view_node(struct view *v, uint64_t id)
+{
+	return id == FUSE_ROOT_ID ? v->root : (struct view_node *)(uintptr_t)id;
+}
+
+uint64_t view_id(const struct view *v, const struct view_node *n)
+{
+	return n == v->root ? FUSE_ROOT_ID : (uint64_t)(uintptr_t)n;
+}
+
+/* n's spelling in layer, or NULL if that tree does not hold it (tree lock). */
+static const char *spelling(const struct view_node *n, unsigned layer)
+{
+	if (!n->d)
+		return n->layer == layer ? n->name : NULL;
+	for (unsigned i = 0; i < n->d->nparts; i++)
+		if (n->d->parts[i].layer == layer)
+			return n->d->parts[i].name;
+	return NULL;
+}
+
+/*
+ * n's path inside layer, relative to the tree's root ("" for the root),
+ * written from the end of buf; -ENOENT if that tree does not hold n,
+ * -ENAMETOOLONG past len - 1 bytes.  Tree lock.
+ */
+static int path_locked(struct view *v, struct view_node *n, unsigned layer, char *buf,
+		       size_t len)
+{
+	size_t pos = len - 1;
+
+	buf[pos] = '\0';
+	for (; n != v->root; n = n->parent) {
+		const char *s = n->gone ? NULL : spelling(n, layer);
+		size_t l = s ? strlen(s) : 0;
+
+		if (!s)
+			return -ENOENT;
+		if (pos < l + (pos < len - 1))
+			return -ENAMETOOLONG;
+		if (pos < len - 1)
+			buf[--pos] = '/';  /* between this name and the one below it */
+		pos -= l;
+		memcpy(buf + pos, s, l);
+	}
+	memmove(buf, buf + pos, len - pos);
+	return 0;
+}
+
+int view_path(struct view *v, struct view_node *n, unsigned layer, char *buf, size_t len)
+{
+	int r;
+
+	pthread_mutex_lock(&v->lock);
+	r = path_locked(v, n, layer, buf, len);
+	pthread_mutex_unlock(&v->lock);
+	return r;
+}
+
+/*
+ * Whether a name of len bytes in dir has a path the view can reach in the
+ * upper tree (PATH_MAX, fs/README.md), where each directory is spelled as
+ * the view spells it: checked before anything is made, so that a refused
+ * creation or rename leaves nothing behind.
+ */
+int view_room(struct view *v, struct view_node *dir, size_t len)
+{
+	size_t total = len;
+
+	pthread_mutex_lock(&v->lock);
+	for (struct view_node *n = dir; n != v->root; n = n->parent)
+		total += strlen(n->name) + 1;
+	pthread_mutex_unlock(&v->lock);
+	return total > PATH_MAX - 1 ? -ENAMETOOLONG : 0;
+}
+
+/* Whether what fd holds (fstat into st) is of n's type. */
+static bool same_type(int fd, const struct view_node *n, struct stat *st)
+{
+	return fstat(fd, st) == 0 && IFTODT(st->st_mode) == n->type;
+}
+
+/*
+ * A gone node's object, by the descriptor it kept (fills st, as below): a
+ * file no name of the view shows any more but that the kernel still
+ * reaches — open, or by a link's dentry.
+ */
+static int open_kept(int kept, int flags, struct stat *st)
+{
+	char proc[32];
+	int fd;
+
+	if (flags & O_PATH)
+		fd = fcntl(kept, F_DUPFD_CLOEXEC, 0);
+	else {
+		fd_procpath(kept, proc);
+		fd = open(proc, (flags & ~(O_NOFOLLOW | O_CREAT | O_EXCL)) | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	if ((flags & O_PATH) && fstat(fd, st) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/*
+ * Opens n's object in the tree holding it; an O_PATH open fills st.  A
+ * change racing with the request may have put another object at n's path
+ * before the index says n is gone — a whiteout, typically, which an open
+ * for I/O refuses (ENXIO; EACCES for a daemon that is not root: mode 000):
+ * what is found must be of n's type, else n is gone.
+ */
+static int open_checked(struct view *v, struct view_node *n, int flags, struct stat *st)
+{
+	char path[PATH_MAX];
+	unsigned layer;
+	int fd, probe, kept;
+
+	pthread_mutex_lock(&v->lock);
+	layer = n->layer;
+	kept = n->gone ? n->kept : -1;
+	fd = kept >= 0 ? 0 : path_locked(v, n, layer, path, sizeof(path));
+	pthread_mutex_unlock(&v->lock);
+	if (kept >= 0)
+		return open_kept(kept, flags, st);
+	if (fd < 0)
+		return fd;
+	fd = layer_open(&v->layers, layer, path, flags, 0);
+	if (fd < 0 && fd != -ENOENT && !(flags & O_PATH)) {
+		probe = layer_open(&v->layers, layer, path, O_PATH | O_NOFOLLOW, 0);
+		if (probe >= 0 && !same_type(probe, n, st))
+			fd = -ENOENT;
+		if (probe >= 0)
+			close(probe);
+	}
+	if (fd < 0 || !(flags & O_PATH))
+		return fd;
+	if (!same_type(fd, n, st)) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+int view_open(struct view *v, struct view_node *n, int flags)
+{
+	struct stat st;
+
+	return open_checked(v, n, flags, &st);
+}
+
+/* n's attributes as the view shows them. */
+int view_stat(struct view *v, struct view_node *n, struct stat *st)
+{
+	int fd = open_checked(v, n, O_PATH | O_NOFOLLOW, st);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	view_adjust(v, n, st);
+	return 0;
+}
+
+/* What the view shows of the backing attributes st of n's object. */
+void view_adjust(struct view *v, struct view_node *n, struct stat *st)
+{
+	pthread_mutex_lock(&v->lock);
+	if (n->d) {
+		st->st_ino = n->ino;
+		/* Like overlayfs: a merged directory's link count is unknown (1),
+		 * which tells find and fts not to count subdirectories by it. */
+		if (n->d->nparts > 1)
+			st->st_nlink = 1;
+	} else {
+		st->st_ino = layer_ino(&v->layers, n->layer, st->st_ino);
+	}
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* Reads every tree's part of dir into a new index (change lock held). */
+static int build(struct view *v, struct view_node *dir, struct merge **out)
+{
+	struct merge *m = merge_new();
+	char path[PATH_MAX];
+	int r = m ? 0 : -ENOMEM;
+
+	for (unsigned i = 0; r == 0; i++) {
+		unsigned layer;
+		int fd;
+
+		pthread_mutex_lock(&v->lock);
+		if (i >= dir->d->nparts) {
+			pthread_mutex_unlock(&v->lock);
+			break;
+		}
+		layer = dir->d->parts[i].layer;
+		r = path_locked(v, dir, layer, path, sizeof(path));
+		pthread_mutex_unlock(&v->lock);
+		if (r < 0)
+			break;
+		fd = layer_open(&v->layers, layer, path, O_RDONLY | O_DIRECTORY, 0);
+		if (fd < 0) {
+			r = fd;
+			break;
+		}
+		r = merge_read(m, &v->names, &v->layers, layer, fd);
+		close(fd);
+		if (r == 1)  /* opaque: nothing further down */
+			break;
+	}
+	if (r < 0) {
+		merge_free(m);
+		return r;
+	}
+	*out = m;
+	return 0;
+}
+
+/* Builds dir's merged index if it has none yet (change lock not held). */
+int view_index(struct view *v, struct view_node *dir)
+{
+	struct merge *m = NULL;
+	bool have;
+	int r = 0;
+
+	if (!dir->d)
+		return -ENOTDIR;
+	pthread_mutex_lock(&v->lock);
+	have = dir->d->index != NULL;
+	pthread_mutex_unlock(&v->lock);
+	if (have)
+		return 0;
+	pthread_mutex_lock(&dir->d->change);
+	pthread_mutex_lock(&v->lock);
+	have = dir->d->index != NULL;
+	pthread_mutex_unlock(&v->lock);
+	if (!have)
+		r = build(v, dir, &m);
+	if (r == 0 && m) {
+		pthread_mutex_lock(&v->lock);
+		dir->d->index = m;
+		pthread_mutex_unlock(&v->lock);
+	}
+	pthread_mutex_unlock(&dir->d->change);
+	return r;
+}
+
+/*
+ * The node of entry idx of dir's index, made if the kernel holds none yet;
+ * the caller counts the kernel's reference.  Tree lock held.
+ */
+struct view_node *view_child(struct view *v, struct view_node *dir, uint32_t idx)
+{
+	struct merge_entry *e = merge_entry(dir->d->index, idx);
+	struct view_node *n = e->node;
+
+	if (n)
+		return n;
+	n = node_new(e->type);
+	if (!n)
+		return NULL;
+	n->name = strdup(merge_name(dir->d->index, idx));
+	n->layer = e->layer;
+	n->ino = e->ino;
+	if (!n->name || (n->d && add_part(n->d, e->layer, n->name) < 0))
+		goto fail;
+	if (n->d) {
+		unsigned layer;
+		const char *s;
+
+		for (uint32_t p = e->lower; p != MERGE_NONE;) {
+			p = merge_part(dir->d->index, p, &layer, &s);
+			if (add_part(n->d, layer, s) < 0)
+				goto fail;
+		}
+	}
+	n->parent = dir;
+	n->idx = idx;
+	dir->children++;
+	e->node = n;
+	v->nodes++;
+	n->all_next = v->all;
+	if (v->all)
+		v->all->all_prev = n;
+	v->all = n;
+	return n;
+fail:
+	node_free(n);
+	return NULL;
+}
+
+static struct view_node **link_slot(struct view *v, uint64_t ino)
+{
+	return &v->links[(ino * 0x9e3779b97f4a7c15ULL >> 32) & (v->links_cap - 1)];
+}
+
+static void links_remove(struct view *v, struct view_node *n)
+{
+	struct view_node **p = link_slot(v, n->ino);
+
+	while (*p != n)
+		p = &(*p)->link_next;
+	*p = n->link_next;
+	n->in_links = false;
+	v->nlinks--;
+}
+
+/* Doubles the table when it is as full as it is long (tree lock). */
+static void links_grow(struct view *v)
+{
+	size_t cap = v->links_cap ? v->links_cap * 2 : 64, old = v->links_cap;
+	struct view_node **t = calloc(cap, sizeof(*t)), **was = v->links;
+
+	if (!t)
+		return;  /* longer chains */
+	v->links = t;
+	v->links_cap = cap;
+	for (size_t i = 0; i < old; i++)
+		for (struct view_node *n = was[i], *next; n; n = next) {
+			struct view_node **slot = link_slot(v, n->ino);
+
+			next = n->link_next;
+			n->link_next = *slot;
+			*slot = n;
+		}
+	free(was);
+}
+
+/*
+ * The node the kernel is to know the upper file n (attributes st, as the
+ * view shows them) by: a file with several links is one inode to the
+ * kernel under all its names, as on any filesystem — after a remount too,
+ * when each name's first lookup makes a node of its own.  Else the kernel
+ * would take a rename(2) from one name onto another for a real one (it
+ * skips the call only for one inode) and move its dentry, leaving the
+ * remaining name to a node whose own name is gone.  Returns n, entered in
+ * the table, or the node already entered for the same object, with a
+ * reference for the kernel (the caller drops n's).
+ */
+struct view_node *view_links(struct view *v, struct view_node *n, const struct stat *st)
+{
+	struct view_node *m = NULL;
+
+	if (n->d || st->st_nlink <= 1)
+		return n;
+	pthread_mutex_lock(&v->lock);
+	if (n->layer == 0 && !n->gone && !n->in_links) {
+		n->ino = st->st_ino;
+		if (v->links_cap)
+			for (m = *link_slot(v, n->ino); m && (m->ino != n->ino || m->gone);)
+				m = m->link_next;
+		if (m) {
+			m->nlookup++;
+			m->linked = true;
+		} else {
+			if (v->nlinks >= v->links_cap)
+				links_grow(v);
+			if (v->links_cap) {
+				struct view_node **slot = link_slot(v, n->ino);
+
+				n->link_next = *slot;
+				*slot = n;
+				n->in_links = true;
+				v->nlinks++;
+			}
+		}
+	}
+	pthread_mutex_unlock(&v->lock);
+	return m ? m : n;
+}
+
+/* The kernel drops count references to n; what nothing holds goes. */
+void view_forget(struct view *v, struct view_node *n, uint64_t count)
+{
+	pthread_mutex_lock(&v->lock);
+	n->nlookup -= count < n->nlookup ? count : n->nlookup;
+	while (n != v->root && n->nlookup == 0 && n->children == 0) {
+		struct view_node *p = n->parent;
+
+		if (!n->gone)
+			merge_entry(p->d->index, n->idx)->node = NULL;
+		if (n->in_links)
+			links_remove(v, n);
+		if (n->all_prev)
+			n->all_prev->all_next = n->all_next;
+		else
+			v->all = n->all_next;
+		if (n->all_next)
+			n->all_next->all_prev = n->all_prev;
+		node_free(n);
+		v->nodes--;
+		p->children--;
+		n = p;
+	}
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* A file opened on n (delta 1) or closed (-1). */
+void view_opened(struct view *v, struct view_node *n, int delta)
+{
+	pthread_mutex_lock(&v->lock);
+	n->opens += (uint32_t)delta;
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* The change locks of two directories (once if they are one). */
+void view_lock2(struct view_node *a, struct view_node *b)
+{
+	if (a == b) {
+		pthread_mutex_lock(&a->d->change);
+		return;
+	}
+	if ((uintptr_t)a > (uintptr_t)b) {
+		struct view_node *t = a;
+
+		a = b;
+		b = t;
+	}
+	pthread_mutex_lock(&a->d->change);
+	pthread_mutex_lock(&b->d->change);
+}
+
+void view_unlock2(struct view_node *a, struct view_node *b)
+{
+	pthread_mutex_unlock(&a->d->change);
+	if (a != b)
+		pthread_mutex_unlock(&b->d->change);
+}

@@ -1,0 +1,119 @@
+/*
+ * An overlay view: one case-insensitive directory tree over an ordered
+ * list of trees (fs/README.md, "Overlay views").  view.c: the nodes the
+ * kernel holds, their paths in each tree, merged indexes built on first
+ * need; upper.c: everything the view writes in the upper tree (objects made
+ * in the work directory and moved into place, copy-up, whiteouts).
+ *
+ * Locking: the tree lock (view.lock) guards every node's links, every
+ * index and dentry record, and is never held across a system call that can
+ * block; a directory's change lock serialises the changes to its names (and
+ * the build of its index) and is held across them.  Two change locks are
+ * taken only by rename, lower address first; a change lock is taken
+ * before the tree lock.
+ */
+#ifndef CFS_VIEW_H
+#define CFS_VIEW_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "common/dentries.h"
+#include "common/names.h"
+#include "view/layers.h"
+#include "view/merge.h"
+
+struct view_part {
+	unsigned layer;
+	char *name;                /* the directory's spelling in that tree */
+};
+
+struct view_dir {
+	pthread_mutex_t change;    /* the change lock */
+	struct merge *index;       /* NULL until first needed; tree lock */
+	struct view_part *parts;   /* trees holding it, top first; tree lock */
+	unsigned nparts;
+	struct cfs_dcache dcache;  /* what the kernel was handed; tree lock */
+};
+
+/* One object the kernel holds (tree lock for every field not immutable). */
+struct view_node {
+	struct view_node *parent;  /* holds one of parent's children references */
+	uint32_t idx;              /* its entry in the parent's index */
+	bool gone;                 /* removed from the view */
+	uint64_t nlookup;          /* the kernel's references */
+	uint32_t children;         /* nodes naming this one as parent */
+	unsigned layer;            /* the tree its object is in: 0 once copied up */
+	unsigned char type;        /* DT_*: immutable */
+	uint64_t ino;              /* the view's inode number */
+	uint32_t opens;            /* files open on it */
+	bool linked;               /* the kernel reaches it by other names too
+				      (a link made through the view) */
+	int kept;                  /* once gone: its object, O_PATH, if open or
+				      linked (dir.c, keep_object); else -1 */
+	char *name;                /* its spelling in layer (the view's) */
+	struct view_dir *d;        /* directories only: immutable */
+	bool in_links;             /* in the view's table of linked files */
+	struct view_node *link_next;  /* its chain there */
+	struct view_node *all_prev, *all_next;  /* every node but the root */
+};
+
+struct view {
+	struct layers layers;
+	struct cfs_names names;
+	struct cfs_epoch dentries;
+	pthread_mutex_t lock;      /* the tree lock */
+	struct view_node *root;
+	struct view_node *all;     /* every other node, for the unmount */
+	bool can_chown;            /* new objects go to the caller */
+	double timeout;            /* what the kernel may keep, and how long */
+	size_t nodes;              /* nodes alive, root excluded */
+	struct view_node **links;  /* upper files with several links, by inode
+				      number: one node per object (view_links) */
+	size_t nlinks, links_cap;  /* entered, buckets (a power of two) */
+};
+
+/* view.c */
+int view_init(struct view *v);
+void view_destroy(struct view *v);
+struct view_node *view_node(struct view *v, uint64_t id);
+uint64_t view_id(const struct view *v, const struct view_node *n);
+int view_index(struct view *v, struct view_node *dir);
+struct view_node *view_child(struct view *v, struct view_node *dir, uint32_t idx);
+void view_forget(struct view *v, struct view_node *n, uint64_t count);
+void view_opened(struct view *v, struct view_node *n, int delta);
+struct view_node *view_links(struct view *v, struct view_node *n, const struct stat *st);
+int view_path(struct view *v, struct view_node *n, unsigned layer, char *buf, size_t len);
+int view_room(struct view *v, struct view_node *dir, size_t len);
+int view_open(struct view *v, struct view_node *n, int flags);
+int view_stat(struct view *v, struct view_node *n, struct stat *st);
+void view_adjust(struct view *v, struct view_node *n, struct stat *st);
+void view_lock2(struct view_node *a, struct view_node *b);
+void view_unlock2(struct view_node *a, struct view_node *b);
+
+/* upper.c (the change lock of dir held, but for upper_dir and upper_copy) */
+enum upper_over { UPPER_NEW, UPPER_OVER_FILE, UPPER_OVER_DIR };
+struct upper_move {
+	int fromfd, tofd;
+	const char *from, *to;
+	const char *old;           /* the whiteout of to's group in tofd, or "" */
+	bool replace;              /* an object of to's spelling is replaced */
+	bool behind;               /* a whiteout stays at from */
+};
+int upper_dir(struct view *v, struct view_node *dir);
+int upper_copy(struct view *v, struct view_node *n);
+int upper_temp(char name[static 32]);
+int upper_open(struct view *v, struct view_node *dir);
+int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid, mode_t mode);
+int upper_move(struct view *v, const struct upper_move *m);
+int upper_place(struct view *v, struct view_node *dir, const char *tmp, const char *name,
+		uint32_t whiteout);
+int upper_clear_dir(struct view *v, int pfd, const char *name);
+int upper_whiteout(struct view *v, struct view_node *dir, const char *name,
+		   enum upper_over over);
+int upper_discard(struct view *v, struct view_node *dir, const char *name, bool isdir);
+bool upper_opaque(struct view *v, struct view_node *dir, const char *name);
+
+#endif /* CFS_VIEW_H */
