@@ -256,9 +256,14 @@ void dent_rule_behind(struct cfs_epoch *ep, struct cfs_dcache *r)
 		bump(ep);
 }
 
-/* Every dentry of the mount expires (a rule changed; notices were lost). */
-void dent_expire_all(struct cfs_epoch *ep)
+/*
+ * Every dentry of the mount expires (a rule changed; notices were lost or
+ * late): true if the kernel knows how.
+ */
+bool dent_expire_all(struct cfs_epoch *ep)
 {
-	if (dent_epoch(ep))
-		bump(ep);
+	if (!epoch_works(ep))
+		return false;
+	bump(ep);
+	return true;
 }

@@ -56,6 +56,6 @@ void dent_removed(struct cfs_epoch *ep, struct cfs_dcache *r, const struct cfs_n
 void dent_behind(struct cfs_epoch *ep, struct cfs_dcache *r, const struct cfs_names *nm,
 		 enum cfs_rule rule, struct cfs_name *name);
 void dent_rule_behind(struct cfs_epoch *ep, struct cfs_dcache *r);
-void dent_expire_all(struct cfs_epoch *ep);
+bool dent_expire_all(struct cfs_epoch *ep);
 
 #endif /* CFS_DENTRIES_H */

@@ -75,8 +75,9 @@ void dcache_rule_behind(struct cfs *fs, struct cfs_inode *dir)
 	dent_rule_behind(&fs->dentries, &dir->d->dcache);
 }
 
-/* Every dentry of the mount expires (notices were lost). */
-void dcache_expire_all(struct cfs *fs)
+/* Every dentry of the mount expires (notices were lost or late); false
+ * if the kernel cannot do that (no epoch). */
+bool dcache_expire_all(struct cfs *fs)
 {
-	dent_expire_all(&fs->dentries);
+	return dent_expire_all(&fs->dentries);
 }

@@ -17,6 +17,6 @@ void dcache_rule_changed(struct cfs *fs);
 double dcache_ttl(const struct cfs *fs, const struct cfs_inode *in);
 void dcache_behind(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name);
 void dcache_rule_behind(struct cfs *fs, struct cfs_inode *dir);
-void dcache_expire_all(struct cfs *fs);
+bool dcache_expire_all(struct cfs *fs);
 
 #endif /* CFS_DCACHE_H */

@@ -1,42 +1,243 @@
 /*
  * Turning change notices into invalidations (fs/README.md, "Kernel
- * caches").  One thread, outside any request: it may send notifications
- * that take the kernel's inode locks (notify_inval_entry), which a request
- * thread must never do while the kernel waits for its reply.  It holds no
- * lock of ours while it talks to the kernel.
+ * caches").  Three threads, outside any request, holding no lock of ours
+ * while they talk to the kernel:
+ *
+ *  - the reader drains the notification source as fast as it can (the
+ *    kernel's queue of events stays short) and never waits for a lookup:
+ *    it takes a directory's lock only if it is free, sends only what the
+ *    kernel answers without a lock of its own (attributes: inval_inode
+ *    without pages; the dentry epoch) and queues the rest;
+ *  - the entry invalidator sends notify_inval_entry, which takes the
+ *    directory's inode lock in the kernel and so waits for every lookup in
+ *    that directory (a user can keep one busy for minutes);
+ *  - the data invalidator drops pages (inval_inode with pages).
+ *
+ * Both queues are bounded.  An entry queued longer than ENTRY_DEADLINE_MS
+ * without the queue draining (its thread stuck behind a lookup, or a
+ * backlog) is expired with the epoch instead, which is a lock-free bump
+ * in the kernel: the queue is emptied and every dentry of the mount
+ * expires, so a change shows within that deadline whatever a user does.
+ * An overflowing entry queue does the same; an overflowing data queue
+ * drops every node's pages.  Without the epoch (-o noepoch, old kernels)
+ * the entry queue is only bounded, not timed.
  *
  * For a change to the entries of directory D (a name created, removed or
  * renamed): the kernel forgets the entry of that exact name and D's
- * attributes and listing; if D's rule is not exact and the daemon handed
- * out other spellings or misses there in this epoch, every dentry of the
- * mount expires (dcache_behind).  For a change to an object's attributes:
- * its attributes; to its data: its attributes and cached pages.  A
- * directory's attributes include its casefold flag: if it handed out other
- * spellings or misses, every dentry expires (dcache_rule_behind).  When notices were lost (the queue overflowed), everything the
- * kernel caches expires.
+ * attributes (and so its listing, checked against D's mtime); if D's rule
+ * is not exact and the daemon handed out other spellings or misses there
+ * in this epoch, every dentry of the mount expires (dcache_behind).  For a
+ * change to an object's attributes: its attributes; to its data: its
+ * attributes and cached pages.  A directory's attributes include its
+ * casefold flag: if it handed out other spellings or misses, every dentry
+ * expires (dcache_rule_behind).  When D's lock is busy (a lookup building
+ * its index), the epoch is bumped instead of asking D's record.  When
+ * notices were lost (the kernel's queue overflowed), everything the kernel
+ * caches expires.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "tree/dcache.h"
 #include "tree/echo.h"
 #include "tree/notice.h"
 #include "tree/watch.h"
 
-static struct {
+/* How long an entry invalidation may wait before the epoch stands in. */
+#define ENTRY_DEADLINE_MS 20
+/* Invalidations waiting, per queue. */
+#define QUEUE_MAX 1024
+
+struct item {
+	fk_ino_t id;
+	char name[CFS_NAME_MAX + 1];  /* entries only */
+};
+
+/* A bounded FIFO of invalidations and the thread that sends them. */
+struct queue {
+	struct item *items;
+	size_t head, count;
+	bool overflowed;         /* items were dropped: the fallback is due */
+	pthread_cond_t wake;
 	pthread_t thread;
-	int stop[2];            /* a pipe: closing the write end stops the thread */
-	bool running;
+};
+
+static struct {
+	pthread_t reader;
+	int stop[2];            /* a pipe: closing the write end stops the reader */
+	bool running, stopping;
 	pid_t pid;              /* ours, as fanotify reports it */
-} notice = { .stop = { -1, -1 } };
+	pthread_mutex_t lock;   /* both queues and the fields below */
+	struct queue entries, data;
+	int64_t waiting_since;  /* ms: the oldest entry not yet sent or expired; 0 */
+	bool bump;              /* the reader's batch must end with an epoch bump */
+} notice = { .stop = { -1, -1 }, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Queues an invalidation (reader; notice.lock held); false if full. */
+static bool push(struct queue *q, fk_ino_t id, const char *name)
+{
+	struct item *last = q->count ? &q->items[(q->head + q->count - 1) % QUEUE_MAX] : NULL;
+	struct item *it;
+
+	if (last && last->id == id && strcmp(last->name, name) == 0)
+		return true;  /* the same again: one invalidation does for both */
+	if (q->count == QUEUE_MAX) {
+		q->count = 0;
+		q->overflowed = true;
+		pthread_cond_signal(&q->wake);
+		return false;
+	}
+	it = &q->items[(q->head + q->count++) % QUEUE_MAX];
+	it->id = id;
+	snprintf(it->name, sizeof(it->name), "%s", name);
+	pthread_cond_signal(&q->wake);
+	return true;
+}
+
+/* The reader's side of an entry change: queued, the deadline started. */
+static void queue_entry(fk_ino_t dir, const char *name)
+{
+	pthread_mutex_lock(&notice.lock);
+	if (!push(&notice.entries, dir, name))
+		notice.bump = true;  /* what was queued expires with the epoch */
+	else if (!notice.waiting_since)
+		notice.waiting_since = now_ms();
+	pthread_mutex_unlock(&notice.lock);
+}
+
+static void queue_data(fk_ino_t id)
+{
+	pthread_mutex_lock(&notice.lock);
+	push(&notice.data, id, "");
+	pthread_mutex_unlock(&notice.lock);
+}
+
+/*
+ * Reader: entries queued longer than the deadline are expired with the
+ * epoch (their thread is stuck, or behind); the milliseconds until the
+ * next check, or -1.  Only the reader queues entries: none can come in
+ * between the check and the bump.
+ */
+static int expire_late(struct cfs *fs)
+{
+	int64_t since, late;
+
+	pthread_mutex_lock(&notice.lock);
+	since = notice.waiting_since;
+	pthread_mutex_unlock(&notice.lock);
+	if (!since)
+		return -1;
+	late = now_ms() - since;
+	if (late < ENTRY_DEADLINE_MS)
+		return (int)(ENTRY_DEADLINE_MS - late) + 1;
+	if (!dcache_expire_all(fs))
+		return -1;  /* no epoch: the queue is only bounded */
+	pthread_mutex_lock(&notice.lock);
+	notice.entries.count = 0;
+	notice.waiting_since = 0;
+	pthread_mutex_unlock(&notice.lock);
+	return -1;
+}
+
+/* Every node's pages (the data queue overflowed). */
+static void all_data_changed(struct cfs *fs)
+{
+	fk_ino_t *ids;
+	size_t n = inode_ids(&fs->nodes, &ids);
+
+	for (size_t i = 0; i < n; i++)
+		fk_notify_inval_inode(fs->se, ids[i], 0, 0);
+	free(ids);
+}
+
+/* The loop of the entry and data invalidators. */
+static void serve(struct cfs *fs, struct queue *q)
+{
+	struct item it;
+	bool all;
+
+	pthread_mutex_lock(&notice.lock);
+	for (;;) {
+		while (!q->count && !q->overflowed && !notice.stopping)
+			pthread_cond_wait(&q->wake, &notice.lock);
+		if (notice.stopping)
+			break;
+		all = q->overflowed;
+		q->overflowed = false;
+		if (!all) {
+			it = q->items[q->head];
+			q->head = (q->head + 1) % QUEUE_MAX;
+			q->count--;
+		}
+		pthread_mutex_unlock(&notice.lock);
+		if (q == &notice.entries && !all)
+			fk_notify_inval_entry(fs->se, it.id, it.name, strlen(it.name));
+		else if (q == &notice.data)
+			all ? all_data_changed(fs) : (void)fk_notify_inval_inode(fs->se, it.id, 0, 0);
+		pthread_mutex_lock(&notice.lock);
+		if (q == &notice.entries && !q->count)
+			notice.waiting_since = 0;
+	}
+	pthread_mutex_unlock(&notice.lock);
+}
+
+static struct cfs *served;
+
+static void *entries_thread(void *arg)
+{
+	(void)arg;
+	serve(served, &notice.entries);
+	return NULL;
+}
+
+static void *data_thread(void *arg)
+{
+	(void)arg;
+	serve(served, &notice.data);
+	return NULL;
+}
+
+/* Runs f on dir's record if its lock is free; else the epoch is bumped. */
+static void with_record(struct cfs *fs, struct cfs_inode *dir, void (*f)(struct cfs *fs,
+			struct cfs_inode *dir, struct cfs_name *n), struct cfs_name *n)
+{
+	if (pthread_mutex_trylock(&dir->d->lock) != 0) {
+		notice.bump = true;  /* a lookup holds it: maybe for minutes */
+		return;
+	}
+	f(fs, dir, n);
+	pthread_mutex_unlock(&dir->d->lock);
+}
+
+static void behind(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *n)
+{
+	dcache_behind(fs, dir, n);
+}
+
+static void rule_behind(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *n)
+{
+	(void)n;
+	dcache_rule_behind(fs, dir);
+}
 
 static void entry_changed(struct cfs *fs, struct cfs_inode *dir, const char *name)
 {
@@ -45,22 +246,21 @@ static void entry_changed(struct cfs *fs, struct cfs_inode *dir, const char *nam
 
 	if (!dir->d)
 		return;
-	pthread_mutex_lock(&dir->d->lock);
-	dcache_behind(fs, dir, &n);
-	pthread_mutex_unlock(&dir->d->lock);
-	fk_notify_inval_entry(fs->se, id, name, strlen(name));
-	fk_notify_inval_inode(fs->se, id, 0, 0);
+	with_record(fs, dir, behind, &n);
+	fk_notify_inval_inode(fs->se, id, -1, 0);
+	queue_entry(id, name);
 }
 
 static void object_changed(struct cfs *fs, struct cfs_inode *in, bool data, bool attrib)
 {
-	if (in->d && attrib) {
-		/* Maybe its flag: dentries handed out under the old rule. */
-		pthread_mutex_lock(&in->d->lock);
-		dcache_rule_behind(fs, in);
-		pthread_mutex_unlock(&in->d->lock);
-	}
-	fk_notify_inval_inode(fs->se, inode_id(&fs->nodes, in), data ? 0 : -1, 0);
+	fk_ino_t id = inode_id(&fs->nodes, in);
+
+	/* Maybe a directory's flag: dentries handed out under the old rule. */
+	if (in->d && attrib)
+		with_record(fs, in, rule_behind, NULL);
+	fk_notify_inval_inode(fs->se, id, -1, 0);
+	if (data)
+		queue_data(id);
 }
 
 static void everything_changed(struct cfs *fs)
@@ -70,10 +270,14 @@ static void everything_changed(struct cfs *fs)
 
 	fuse_log(FUSE_LOG_WARNING, "casefoldfs: change notices were lost: the kernel forgets "
 		 "everything it cached of this mount\n");
-	dcache_expire_all(fs);
+	notice.bump = true;
 	for (size_t i = 0; i < n; i++)
-		fk_notify_inval_inode(fs->se, ids[i], 0, 0);
+		fk_notify_inval_inode(fs->se, ids[i], -1, 0);
 	free(ids);
+	pthread_mutex_lock(&notice.lock);
+	notice.data.overflowed = true;
+	pthread_cond_signal(&notice.data.wake);
+	pthread_mutex_unlock(&notice.lock);
 }
 
 /*
@@ -225,6 +429,14 @@ static void dispatch(struct cfs *fs, const char *buf, ssize_t n)
 	}
 }
 
+/* Ends a batch of events: one epoch bump for all that asked for one. */
+static void end_batch(struct cfs *fs)
+{
+	if (notice.bump)
+		dcache_expire_all(fs);
+	notice.bump = false;
+}
+
 static void *run(void *arg)
 {
 	struct cfs *fs = arg;
@@ -233,27 +445,61 @@ static void *run(void *arg)
 		{ .fd = watch_fd(fs), .events = POLLIN },
 		{ .fd = notice.stop[0], .events = POLLIN },
 	};
+	int wait = -1;
 
 	for (;;) {
 		ssize_t n;
+		int r = poll(pfd, 2, wait);
 
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
+		if (r < 0 && errno != EINTR)
 			break;
+		if (r > 0 && pfd[1].revents)
+			break;
+		if (r > 0 && pfd[0].revents) {
+			n = read(pfd[0].fd, buf, sizeof(buf));
+			if (n > 0)
+				dispatch(fs, buf, n);
+			else if (n < 0 && errno != EINTR && errno != EAGAIN)
+				break;
 		}
-		if (pfd[1].revents)
-			break;
-		n = read(pfd[0].fd, buf, sizeof(buf));
-		if (n > 0)
-			dispatch(fs, buf, n);
-		else if (n < 0 && errno != EINTR && errno != EAGAIN)
-			break;
+		wait = expire_late(fs);
+		end_batch(fs);
 	}
 	return NULL;
 }
 
-/* Starts the thread once the session exists (fs->se); 0 or -errno. */
+static int start_queue(struct queue *q, void *(*thread)(void *))
+{
+	int err;
+
+	q->items = calloc(QUEUE_MAX, sizeof(*q->items));
+	if (!q->items)
+		return ENOMEM;
+	pthread_cond_init(&q->wake, NULL);
+	err = pthread_create(&q->thread, NULL, thread, NULL);
+	if (err) {
+		pthread_cond_destroy(&q->wake);
+		free(q->items);
+		q->items = NULL;
+	}
+	return err;
+}
+
+static void stop_queue(struct queue *q)
+{
+	if (!q->items)
+		return;
+	pthread_mutex_lock(&notice.lock);
+	notice.stopping = true;
+	pthread_cond_signal(&q->wake);
+	pthread_mutex_unlock(&notice.lock);
+	pthread_join(q->thread, NULL);
+	pthread_cond_destroy(&q->wake);
+	free(q->items);
+	q->items = NULL;
+}
+
+/* Starts the threads once the session exists (fs->se); 0 or -errno. */
 int notice_start(struct cfs *fs)
 {
 	int err;
@@ -261,9 +507,17 @@ int notice_start(struct cfs *fs)
 	if (!fs->watcher)
 		return 0;
 	notice.pid = getpid();
+	notice.stopping = false;
+	served = fs;
 	if (pipe2(notice.stop, O_CLOEXEC) < 0)
 		return -errno;
-	err = pthread_create(&notice.thread, NULL, run, fs);
+	err = start_queue(&notice.entries, entries_thread);
+	if (!err && (err = start_queue(&notice.data, data_thread)))
+		stop_queue(&notice.entries);
+	if (!err && (err = pthread_create(&notice.reader, NULL, run, fs))) {
+		stop_queue(&notice.entries);
+		stop_queue(&notice.data);
+	}
 	if (err) {
 		close(notice.stop[0]);
 		close(notice.stop[1]);
@@ -279,7 +533,9 @@ void notice_stop(struct cfs *fs)
 	if (!notice.running)
 		return;
 	close(notice.stop[1]);
-	pthread_join(notice.thread, NULL);
+	pthread_join(notice.reader, NULL);
 	close(notice.stop[0]);
+	stop_queue(&notice.entries);
+	stop_queue(&notice.data);
 	notice.running = false;
 }

@@ -1,5 +1,5 @@
 /*
- * The watcher's thread: reads the change notices watch.c opened and turns
+ * The watcher's threads: read the change notices watch.c opened and turn
  * each into the kernel invalidations it calls for (notice.c).
  */
 #ifndef CFS_NOTICE_H

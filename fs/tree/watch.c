@@ -72,9 +72,10 @@ static int open_fanotify(struct cfs_watcher *w, int rootfd)
 	char path[32];
 	struct stat st;
 
-	/* Unlimited queue: a lost notice expires everything, and a busy
-	 * filesystem can outrun the default 16,384 events for a moment. */
-	w->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_UNLIMITED_QUEUE |
+	/* The kernel's default queue (16,384 events, about 2 MB): the reader
+	 * drains it without waiting on anything (notice.c), and an overflow
+	 * expires everything, so its memory is bounded whatever a user does. */
+	w->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC |
 			      FAN_REPORT_DFID_NAME | FAN_REPORT_FID | FAN_REPORT_TARGET_FID,
 			      O_RDONLY | O_LARGEFILE);
 	if (w->fd < 0)
