@@ -47,8 +47,9 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "mark on the backing filesystem), inotify (a watch\n"
 	  "per directory), timeout (not at all), or auto\n"
 	  "(the default: the first of these that works).\n"
-	  "What is watched is cached by the kernel until it\n"
-	  "changes; the rest for the timeout" },
+	  "A watched change shows within 20 ms of its\n"
+	  "notice, one that makes none (shared mmap) within\n"
+	  "10 s; the rest within the timeout" },
 	{ "timeout", "SECONDS",
 	  "how long the kernel may cache entries, attributes\n"
 	  "and data that no watch covers (default 1): the\n"

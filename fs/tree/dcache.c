@@ -10,11 +10,21 @@
 /*
  * How long the kernel may keep what it learnt of in (its attributes; its
  * entries, for a directory): until a notice says otherwise where changes
- * behind our back are watched, else the mount's timeout.
+ * behind our back are watched, else the mount's timeout.  A watched
+ * file's attributes only for DCACHE_FILE_TTL: some changes to a file make
+ * no notice (a write through a shared mapping; through a hard link outside
+ * the watched directories, for inotify; through another spelling's alias
+ * of -o case_rename, the daemon's own), and the kernel asks again for
+ * attributes whose time is up at the next stat or read, where a new mtime
+ * or size drops the file's pages (auto_inval_data).
  */
 double dcache_ttl(const struct cfs *fs, const struct cfs_inode *in)
 {
-	return watch_covers(fs, in) ? fs->watched_timeout : fs->timeout;
+	if (!watch_covers(fs, in))
+		return fs->timeout;
+	if (S_ISREG(in->type) && fs->watched_timeout > DCACHE_FILE_TTL)
+		return DCACHE_FILE_TTL;
+	return fs->watched_timeout;
 }
 
 /* Timeout of a positive entry answered for given, stored as stored. */

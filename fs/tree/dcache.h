@@ -7,6 +7,9 @@
 
 #include "tree/cfs.h"
 
+/* The bound on a watched file's change that no notice reports, seconds. */
+#define DCACHE_FILE_TTL 10.0
+
 double dcache_positive(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
 		       const char *stored);
 double dcache_negative(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given);

@@ -30,7 +30,7 @@ fi
 # logflood, nested, stall, trustedlist, overlay_create) and requests (the
 # speed issue's).  The rest of the suites a user can run are in
 # unprivileged_more.sh: each run stays within tests/run's 900 s.
-suites="fs/lookup fs/reserved fs/version fs/indexmem fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/behind fs/killed
+suites="fs/lookup fs/reserved fs/version fs/indexmem fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/behind fs/unreported fs/killed
 	fs/hostile fs/stress_model fs/kill_stress fs/overlay fs/overlay_hostile fs/overlay_mods
 	fs/overlay_stress clients/git clients/rsync_tar clients/python_coreutils"
 . "$tests/fs/suites.sh"
