@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct fk_worker {
 	int fd;
 	bool own_fd;               /* a clone, closed with the worker */
 	char *buf;
+	struct fk_pipe pipe;       /* READ replies' splice (reply.c) */
 	pthread_t thread;
 	struct fk_worker *next;
 };
@@ -76,7 +78,7 @@ static void *work(void *arg)
 		if (atomic_fetch_sub(&se->idle, 1) == 1 && n > 0)
 			spawn(se);
 		if (n > 0) {
-			fk_dispatch(se, w->fd, w->buf, (size_t)n, se->bufsize);
+			fk_dispatch(se, w->fd, w->buf, (size_t)n, se->bufsize, &w->pipe);
 			continue;
 		}
 		/* EINTR, EAGAIN: nothing; ENOENT: interrupted before we read it. */
@@ -101,6 +103,7 @@ static void spawn(struct fk_session *se)
 	if (!w)
 		goto out;
 	w->se = se;
+	w->pipe = (struct fk_pipe){ { -1, -1 }, 0, SIZE_MAX };
 	w->buf = malloc(se->bufsize);
 	w->fd = se->nworkers == 0 ? se->fd : worker_fd(se, &w->own_fd);
 	if (!w->buf || pthread_create(&w->thread, NULL, work, w) != 0) {
@@ -171,6 +174,10 @@ int fk_session_loop(struct fk_session *se)
 		pthread_join(w->thread, NULL);
 		if (w->own_fd)
 			close(w->fd);
+		if (w->pipe.fd[0] >= 0) {
+			close(w->pipe.fd[0]);
+			close(w->pipe.fd[1]);
+		}
 		free(w->buf);
 		free(w);
 		w = next;

@@ -56,6 +56,13 @@ struct fk_session {
 	atomic_ulong backing_opened, backing_refused;
 };
 
+/* A worker's pipe for READ replies spliced from the backing file (reply.c). */
+struct fk_pipe {
+	int fd[2];                 /* -1: none (yet) */
+	size_t size;               /* its capacity */
+	size_t limit;              /* the largest it may grow to, as far as known */
+};
+
 /* The request as a handler's calls see it. */
 struct fk_req {
 	struct fk_session *se;
@@ -66,6 +73,7 @@ struct fk_req {
 	struct fk_ctx ctx;
 	char *scratch;             /* the worker's buffer, free once decoded */
 	size_t scratch_size;
+	struct fk_pipe *pipe;      /* the worker's, or NULL */
 };
 
 /* session.c */
@@ -79,7 +87,8 @@ int fk_session_init(struct fk_session *se, const char *buf, size_t len);
 int fk_session_loop(struct fk_session *se);
 
 /* dispatch.c: one request from the buffer, answered through fd. */
-void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, size_t bufsize);
+void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, size_t bufsize,
+		 struct fk_pipe *pipe);
 
 /* reply.c */
 int fk_send(int fd, uint64_t unique, int error, const struct iovec *iov, int count);
