@@ -9,8 +9,9 @@
  *  inotify   a watch per directory, added when the daemon first answers
  *            for it (dir_lock, a listing, a directory it hands out), kept
  *            until the directory goes or the daemon exits.  What any user
- *            may use; bounded by fs.inotify.max_user_watches, beyond which
- *            (and where the daemon may not read a directory) directories go
+ *            may use; each mount takes at most a quarter of the owner's
+ *            fs.inotify.max_user_watches (watch_limit), beyond which (and
+ *            where the daemon may not read a directory) directories go
  *            unwatched, their answers falling back to the unwatched timeout
  *            (watch_covers).
  *
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
@@ -51,6 +53,7 @@ struct cfs_watcher {
 	pthread_mutex_t lock;   /* inotify: the map and every dir's wd */
 	struct wd_slot *map;
 	size_t cap, used;
+	size_t limit;           /* inotify: watches this mount may take */
 };
 
 const char *watch_name(enum cfs_watch w)
@@ -91,11 +94,32 @@ static int open_fanotify(struct cfs_watcher *w, int rootfd)
 	return 0;
 }
 
+/*
+ * The watches one mount may take: a quarter of the user's
+ * fs.inotify.max_user_watches, which the daemon's owner shares with every
+ * program it runs.  Any user of an allow_other mount can make directories
+ * for the daemon to watch; beyond this, they go unwatched (the timeout)
+ * and the owner keeps three quarters of its watches.
+ */
+static size_t watch_limit(void)
+{
+	unsigned long max = 0;
+	FILE *f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	return max ? max / 4 : 2048;
+}
+
 static int open_inotify(struct cfs_watcher *w)
 {
 	w->fd = inotify_init1(IN_CLOEXEC);
 	if (w->fd < 0)
 		return -errno;
+	w->limit = watch_limit();
 	w->cap = 1024;
 	w->map = calloc(w->cap, sizeof(*w->map));
 	return w->map ? 0 : -ENOMEM;
@@ -259,12 +283,18 @@ void watch_dir(struct cfs *fs, struct cfs_inode *dir, int fd)
 	fd_procpath(fd, path);
 	pthread_mutex_lock(&w->lock);
 	if (dir->d->wd < 0) {
-		wd = inotify_add_watch(w->fd, path, IN_MASK);
+		if (w->used >= w->limit) {
+			wd = -1;
+			errno = ENOSPC;  /* this mount's share of the user's watches */
+		} else {
+			wd = inotify_add_watch(w->fd, path, IN_MASK);
+		}
 		if (wd < 0 || !map_room(w)) {
 			if ((wd >= 0 || errno != EACCES) && !atomic_exchange(&w->full, true))
 				fuse_log(FUSE_LOG_WARNING, "casefoldfs: cannot watch more directories "
-					 "(%s): changes made behind our back in the others show only "
-					 "after the timeout\n", wd < 0 ? strerror(errno) : "out of memory");
+					 "(%s; this mount takes at most %zu watches): changes made behind "
+					 "our back in the others show only after the timeout\n",
+					 wd < 0 ? strerror(errno) : "out of memory", w->limit);
 			if (wd >= 0)
 				inotify_rm_watch(w->fd, wd);
 		} else {
