@@ -41,6 +41,7 @@ struct merge {
 	uint32_t np, pcap;
 	char *arena;
 	size_t alen, acap;
+	unsigned top_layer;        /* the first tree read */
 };
 
 struct merge *merge_new(void)
@@ -288,8 +289,27 @@ static int add_part(struct merge *m, uint32_t idx, unsigned layer, const char *s
  * One name of layer's directory, below what the layers above gave; 1 if it
  * is the opaque marker file, else 0 or -errno.
  */
+/*
+ * Whether the top tree's directory name (in topfd) is opaque: then it
+ * hides, not merges, the directories below, and keeps its own inode
+ * number — an upper directory made where a lower one was removed, or moved
+ * over one, live and after a remount alike.
+ */
+static bool top_opaque(int topfd, const char *name)
+{
+	int fd = openat(topfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	bool opaque;
+
+	if (fd < 0)
+		return false;
+	opaque = marker_opaque(fd);
+	close(fd);
+	return opaque;
+}
+
 static int read_one(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-		    unsigned layer, int dirfd, const struct dirent64 *de, enum marker_dir md)
+		    unsigned layer, int dirfd, int topfd, const struct dirent64 *de,
+		    enum marker_dir md)
 {
 	const char *dotwh = marker_dotwh(de->d_name);
 	struct cfs_name name = names_name(dotwh ? dotwh : de->d_name);
@@ -319,6 +339,11 @@ static int read_one(struct merge *m, const struct cfs_names *nm, const struct la
 		e->flags |= MERGE_CLOSED;
 		return 0;
 	}
+	if (e->lower == MERGE_NONE && e->layer == m->top_layer && topfd >= 0 &&
+	    top_opaque(topfd, m->arena + e->name)) {
+		e->flags |= MERGE_CLOSED | MERGE_OPAQUE;
+		return 0;
+	}
 	/* The bottom directory's number: what copying up leaves unchanged. */
 	e->ino = layer_ino(ls, layer, de->d_ino);
 	return add_part(m, top, layer, name.s, name.len) < 0 ? -ENOMEM : 0;
@@ -326,13 +351,14 @@ static int read_one(struct merge *m, const struct cfs_names *nm, const struct la
 
 /*
  * Adds the directory dirfd (open for reading, at its start) of layer,
- * below every layer read before.  Returns 1 if it is opaque (no layer
+ * below every layer read before; topfd is the first one read (-1 while
+ * that one is read).  Returns 1 if it is opaque (no layer
  * further down merges into it), 0, or -errno.  The listing is read with
  * getdents64 straight into one buffer: a merge reads one directory per
  * tree, so each system call saved is saved hundreds of times.
  */
 int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-	       unsigned layer, int dirfd)
+	       unsigned layer, int dirfd, int topfd)
 {
 	enum marker_dir md = marker_dir(dirfd);
 	_Alignas(struct dirent64) char buf[32768];
@@ -340,6 +366,8 @@ int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers 
 	ssize_t n;
 	int r;
 
+	if (topfd < 0)
+		m->top_layer = layer;
 	while ((n = getdents64(dirfd, buf, sizeof(buf))) > 0) {
 		for (ssize_t off = 0; off < n;) {
 			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
@@ -347,7 +375,7 @@ int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers 
 			off += de->d_reclen;
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 				continue;
-			if ((r = read_one(m, nm, ls, layer, dirfd, de, md)) < 0)
+			if ((r = read_one(m, nm, ls, layer, dirfd, topfd, de, md)) < 0)
 				return r;
 			opaque |= r == 1;
 		}

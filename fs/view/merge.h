@@ -45,7 +45,7 @@ struct merge;
 struct merge *merge_new(void);
 void merge_free(struct merge *m);
 int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-	       unsigned layer, int dirfd);
+	       unsigned layer, int dirfd, int topfd);
 uint32_t merge_find(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
 		    uint32_t *whiteout);
 uint32_t merge_add(struct merge *m, const struct cfs_names *nm, struct cfs_name *name,

@@ -276,8 +276,10 @@ void view_adjust(struct view *v, struct view_node *n, struct stat *st)
 	if (n->d) {
 		st->st_ino = n->ino;
 		/* Like overlayfs: a merged directory's link count is unknown (1),
-		 * which tells find and fts not to count subdirectories by it. */
-		if (n->d->nparts > 1)
+		 * which tells find and fts not to count subdirectories by it.  In
+		 * a writable view every directory's is, so that a copy-up (which
+		 * merges it) changes no count the kernel may have kept. */
+		if (n->d->nparts > 1 || v->layers.upper)
 			st->st_nlink = 1;
 	} else {
 		st->st_ino = layer_ino(&v->layers, n->layer, st->st_ino);
@@ -290,7 +292,7 @@ static int build(struct view *v, struct view_node *dir, struct merge **out)
 {
 	struct merge *m = merge_new();
 	char path[PATH_MAX];
-	int r = m ? 0 : -ENOMEM;
+	int r = m ? 0 : -ENOMEM, top = -1;
 
 	for (unsigned i = 0; r == 0; i++) {
 		unsigned layer;
@@ -311,11 +313,16 @@ static int build(struct view *v, struct view_node *dir, struct merge **out)
 			r = fd;
 			break;
 		}
-		r = merge_read(m, &v->names, &v->layers, layer, fd);
-		close(fd);
+		r = merge_read(m, &v->names, &v->layers, layer, fd, top);
+		if (top < 0)
+			top = fd;  /* kept: merge_read asks it of its directories */
+		else
+			close(fd);
 		if (r == 1)  /* opaque: nothing further down */
 			break;
 	}
+	if (top >= 0)
+		close(top);
 	if (r < 0) {
 		merge_free(m);
 		return r;
