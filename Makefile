@@ -212,11 +212,12 @@ fuzz: fuzz-targets
 	    $$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
 	        $(O)/fuzz/corpus/$$(basename $$t) || exit 1; done
 
-# The filesystem stress tests, long: STRESS_OPS operations per process, 40 kills.
+# The filesystem stress tests, long: STRESS_OPS operations per process, 40 kills;
+# the overlay view's model test of fold-equal names (STRESS_OPS per process and phase).
 STRESS_OPS ?= 10000
 .PHONY: stress
 stress: all
-	for t in stress_model kill_stress; do CF_BUILD=$(abspath $(O)) CF_ROOT=$(CURDIR) \
+	for t in stress_model kill_stress overlay_model; do CF_BUILD=$(abspath $(O)) CF_ROOT=$(CURDIR) \
 	    CF_STRESS_OPS=$(STRESS_OPS) CF_STRESS_KILLS=40 tests/fs/$$t.sh || exit 1; done
 
 bench:

@@ -24,6 +24,7 @@
 #include <fuse_lowlevel.h>
 
 #include "common/caps.h"
+#include "common/leases.h"
 #include "kernel/mount.h"
 #include "kernel/session.h"
 #include "main/log.h"
@@ -396,7 +397,7 @@ struct daemon {
  * break, a hung nested mount, a slow network filesystem) holds one: a pool
  * that small is one user's to take.  Without -o max_threads, 64
  * (fs/README.md, Threat model); a quarter may wait for lease breaks
- * (inode_set_waiters).
+ * (common/leases.h), in a tree or a view.
  */
 static int run_session(const struct daemon *dm, struct fuse_args *args,
 		       struct fuse_cmdline_opts *co, const struct cli *cli,
@@ -430,7 +431,7 @@ static int run_session(const struct daemon *dm, struct fuse_args *args,
 	if (!co->foreground)
 		log_detach();
 	fuse_daemonize(co->foreground);
-	inode_set_waiters(co->singlethread ? 0 : co->max_threads / 4);
+	lease_set_waiters(co->singlethread ? 0 : co->max_threads / 4);
 	/* After fuse_daemonize: a thread would not survive its fork. */
 	if (dm->fs && notice_start(dm->fs) < 0)
 		fuse_log(FUSE_LOG_ERR, "casefoldfs: cannot start the watcher thread: changes "

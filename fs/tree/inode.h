@@ -189,7 +189,6 @@ struct cfs_inode *inode_find_handle(struct cfs_nodes *nt, const struct file_hand
 int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in);
 void inode_unpin(struct cfs_nodes *nt, struct cfs_inode *in, int fd);
 int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags);
-void inode_set_waiters(unsigned max);
 int inode_hold(struct cfs_nodes *nt, struct cfs_inode *in);
 bool inode_shed(struct cfs_nodes *nt, int err);
 

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/leases.h"
 #include "common/util.h"
 #include "tree/inode.h"
 
@@ -204,26 +204,6 @@ int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in)
 	return fd;
 }
 
-/*
- * Opens that may wait for a lease break (issue 24): an open of a file
- * another process holds a lease on waits until the holder gives it up, or
- * for lease-break-time (45 s) if it never does, and a user can take leases
- * on its own files and open them in parallel until every worker thread
- * waits.  So every open is tried with O_NONBLOCK first (a lease conflict
- * then fails at once with EWOULDBLOCK, having started the break), and only
- * a bounded number of workers — a quarter of the pool, inode_set_waiters —
- * may then wait with a blocking open, as on ext4; an open beyond that
- * answers EWOULDBLOCK, as to a caller who asked for O_NONBLOCK.  The rest
- * of the pool keeps serving everyone else.
- */
-static atomic_uint waiting;
-static unsigned waiting_max = 2;
-
-void inode_set_waiters(unsigned max)
-{
-	waiting_max = max ? max : 1;
-}
-
 /* inode_open, once, with flags as given. */
 static int open_once(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 {
@@ -254,7 +234,7 @@ static int open_once(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
  * descriptor, where a reopen into the cache would cost two of each), else
  * through /proc/self/fd/N, which names exactly the object the pinned
  * descriptor holds, never a path that could have been swapped.  A lease
- * conflict waits only within the bound above.  Returns it or -errno.
+ * conflict waits only within the bound of leases.h.  Returns it or -errno.
  */
 int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 {
@@ -263,9 +243,10 @@ int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 	if (flags & O_NONBLOCK)
 		return fd;
 	if (fd == -EWOULDBLOCK) {
-		if (atomic_fetch_add(&waiting, 1) < waiting_max)
+		if (lease_wait_begin()) {
 			fd = open_once(nt, in, flags);
-		atomic_fetch_sub(&waiting, 1);
+			lease_wait_end();
+		}
 	} else if (fd >= 0 && fcntl(fd, F_SETFL, flags) < 0) {  /* the status flags asked for */
 		close(fd);
 		fd = -EIO;

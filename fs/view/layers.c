@@ -227,7 +227,10 @@ void layers_close(struct layers *ls)
  * Opens path (relative, "" for the root) inside one tree.  The kernel
  * resolves it beneath the tree's root and follows no symbolic link on the
  * way (an O_PATH|O_NOFOLLOW open of a link returns the link itself), so no
- * name in any tree, changed or not, can lead outside it.
+ * name in any tree, changed or not, can lead outside it; nor into a
+ * filesystem mounted inside it (EXDEV), as overlayfs, which sees a tree's
+ * own filesystem only: a FUSE filesystem a user mounted there could leave
+ * every call unanswered and hold the worker making it (issue 33).
  */
 int layer_open(const struct layers *ls, unsigned layer, const char *path, int flags,
 	       mode_t mode)
@@ -235,7 +238,8 @@ int layer_open(const struct layers *ls, unsigned layer, const char *path, int fl
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
 		.mode = (flags & O_CREAT) ? mode : 0,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			   RESOLVE_NO_XDEV,
 	};
 	long fd = syscall(SYS_openat2, ls->l[layer].fd, *path ? path : ".", &how, sizeof(how));
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/leases.h"
 #include "common/lowlevel.h"
 #include "common/util.h"
 #include "view/view.h"
@@ -212,6 +213,37 @@ static int open_kept(int kept, int flags, struct stat *st)
 }
 
 /*
+ * An open for I/O of n's object at path in layer.  It never waits on a
+ * FIFO put where n's file was (O_NONBLOCK, then the type is checked: the
+ * kernel opens the view's own FIFOs itself, so the daemon never has one
+ * to open), and waits for a lease break only within the bound of
+ * leases.h, so that one user's leases or FIFOs cannot take every worker
+ * (issue 33).
+ */
+static int open_io(struct view *v, struct view_node *n, unsigned layer, const char *path,
+		   int flags)
+{
+	struct stat st;
+	int fd = layer_open(&v->layers, layer, path, flags | O_NONBLOCK, 0);
+
+	if (fd == -EWOULDBLOCK && !(flags & O_NONBLOCK) && lease_wait_begin()) {
+		fd = layer_open(&v->layers, layer, path, flags, 0);
+		lease_wait_end();
+	}
+	if (fd < 0)
+		return fd;
+	if (!same_type(fd, n, &st)) {
+		close(fd);
+		return -ENOENT;
+	}
+	if (fcntl(fd, F_SETFL, flags) < 0) {  /* the status flags asked for */
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}
+
+/*
  * Opens n's object in the tree holding it; an O_PATH open fills st.  A
  * change racing with the request may have put another object at n's path
  * before the index says n is gone — a whiteout, typically, which an open
@@ -233,7 +265,10 @@ static int open_checked(struct view *v, struct view_node *n, int flags, struct s
 		return open_kept(kept, flags, st);
 	if (fd < 0)
 		return fd;
-	fd = layer_open(&v->layers, layer, path, flags, 0);
+	fd = flags & O_PATH ? layer_open(&v->layers, layer, path, flags, 0)
+			    : open_io(v, n, layer, path, flags);
+	if (fd == -EXDEV)
+		return -EACCES;  /* a mount inside a tree: not entered (layers.c) */
 	if (fd < 0 && fd != -ENOENT && !(flags & O_PATH)) {
 		probe = layer_open(&v->layers, layer, path, O_PATH | O_NOFOLLOW, 0);
 		if (probe >= 0 && !same_type(probe, n, st))

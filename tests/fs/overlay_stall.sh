@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# One user must not stall root's overlay view for the others (issue 33),
+# with the attacks stall.sh and nested.sh make on a tree's mount: uid 65534
+# owns a directory of the lower tree and, through the view (allow_other),
+#  1. reads 70 of its files on which it holds write leases that it never
+#     gives up (each open waits for a break: lease-break-time, 45 s);
+#  2. reads 70 of its files once, replaces them by FIFOs in the lower tree
+#     behind the view's back, and reads them again (an open of a FIFO waits
+#     for a writer that never comes);
+#  3. stats into 70 never-answering FUSE filesystems mounted (as its own,
+#     allow_other) inside the lower tree.
+# Meanwhile root stats files it has not looked up before (each a LOOKUP the
+# view answers).  Root's p99 must stay under 50 ms, or 10 times its idle
+# p99 (a margin for a loaded machine: the issue asks 10 ms, which a quiet
+# one gives, fs/README.md), and no stat may wait 2 s; before, every worker
+# of the pool waited and a stat took 20 to 40 s.
+set -u
+. "$(dirname "$0")/attack.sh"
+[ -z "$CF_UNPRIV" ] || skip "root is the victim here"
+[ "$mode" = root ] || skip "root's view only"
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip "no $PY"
+n=70 probes=300
+
+chmod 755 "$T"
+mkdir -p "$B/pub" "$B/atk/L" "$B/atk/F" "$T/u" "$T/w" "$T/out"
+for i in $(seq $n); do
+	echo secret >"$B/atk/L/l$i"
+	echo secret >"$B/atk/F/f$i"
+	mkdir -p "$B/atk/d$i/hang"
+done
+chown -R $attacker_id:$attacker_id "$B/atk" "$T/out"
+for i in $(seq $((4 * probes))); do : >"$B/pub/v$i"; done
+unmount_hangs() { for i in $(seq $n); do umount -l "$B/atk/d$i/hang" 2>/dev/null; done; }
+trap 'unmount_hangs; cleanup' EXIT
+cfs_mount -o "lowerdir=$B,upperdir=$T/u,workdir=$T/w,allow_other"
+
+read -r idle idle_max < <(p99 1 "$probes")
+limit=$((idle * 10 > 50000 ? idle * 10 : 50000))
+# judge NAME FIRST: root's p99 over the next $probes fresh names.
+judge() {
+	local attacked worst start=$SECONDS
+	read -r attacked worst < <(p99 "$2" $(($2 + probes - 1)))
+	echo "$1: root's stat p99 (max) ${attacked} (${worst}) us, idle ${idle} (${idle_max}) us, limit $limit us ($((SECONDS - start)) s)"
+	[ "$attacked" -le "$limit" ] || fail "$1: stat p99 ${attacked} us (limit $limit)"
+	[ "$worst" -le 2000000 ] || fail "$1: a stat waited ${worst} us"
+}
+
+# ---- 1. leases
+attacker "$PY" - "$B/atk/L" $n >"$T/holder.out" 2>&1 <<'PY' &
+import fcntl, os, signal, sys, time
+signal.signal(signal.SIGIO, signal.SIG_IGN)
+fds = [os.open("%s/l%d" % (sys.argv[1], i), os.O_RDONLY) for i in range(1, int(sys.argv[2]) + 1)]
+for fd in fds:
+    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
+print("leased", os.getpid(), flush=True)
+time.sleep(20)
+PY
+holder=$!
+for _ in $(seq 100); do grep -q leased "$T/holder.out" && break; sleep 0.1; done
+grep -q leased "$T/holder.out" || { cat "$T/holder.out"; fail "no leases"; }
+pids=()
+for i in $(seq $n); do
+	attacker sh -c "cat '$M/atk/L/l$i' >'$T/out/l$i' 2>&1" &
+	pids+=($!)
+done
+sleep 2
+judge leases $((probes + 1))
+kill "$(sed -n 's/^leased //p' "$T/holder.out")" 2>/dev/null
+wait $holder 2>/dev/null
+for p in "${pids[@]}"; do wait "$p"; done
+echo "leases: attacker's reads: $(grep -lx secret "$T"/out/l* | wc -l) waited for the break," \
+	"$(grep -l 'temporarily unavailable' "$T"/out/l* | wc -l) refused (EWOULDBLOCK)"
+
+# ---- 2. FIFOs swapped in behind the view
+for i in $(seq $n); do attacker cat "$M/atk/F/f$i" >/dev/null || fail "first read of f$i"; done
+for i in $(seq $n); do
+	attacker sh -c "rm '$B/atk/F/f$i' && mkfifo '$B/atk/F/f$i'" || fail "fifo swap"
+done
+pids=()
+for i in $(seq $n); do
+	attacker timeout 30 sh -c "cat '$M/atk/F/f$i' >'$T/out/f$i' 2>&1" &
+	pids+=($!)
+done
+sleep 2
+judge fifos $((2 * probes + 1))
+for p in "${pids[@]}"; do wait "$p"; done
+grep -q 'No such file' "$T/out/f1" || fail "a read of a swapped FIFO: $(cat "$T/out/f1")"
+
+# ---- 3. never-answering FUSE mounts inside the lower tree
+"$PY" - "$B/atk" "$n" $attacker_id >"$T/hang.out" 2>&1 <<'PY' &
+import os, subprocess, sys, time
+fds = []
+for i in range(1, int(sys.argv[2]) + 1):
+    fd = os.open("/dev/fuse", os.O_RDWR)
+    fds.append(fd)
+    subprocess.run(["mount", "-i", "-t", "fuse.hang", "-o",
+                    "fd=%d,rootmode=40000,user_id=%s,group_id=%s,allow_other" % (fd, sys.argv[3], sys.argv[3]),
+                    "hang", "%s/d%d/hang" % (sys.argv[1], i)], pass_fds=[fd], check=True)
+print("mounted", os.getpid(), flush=True)
+time.sleep(25)
+PY
+for _ in $(seq 100); do grep -q mounted "$T/hang.out" && break; sleep 0.1; done
+grep -q mounted "$T/hang.out" || { cat "$T/hang.out"; skip "cannot stage a FUSE mount"; }
+pids=()
+for i in $(seq $n); do
+	attacker sh -c "stat '$M/atk/d$i/hang/x' >'$T/out/s$i' 2>&1" &
+	pids+=($!)
+done
+sleep 2
+judge "FUSE mounts" $((3 * probes + 1))
+kill "$(sed -n 's/^mounted //p' "$T/hang.out")" 2>/dev/null
+for p in "${pids[@]}"; do wait "$p"; done
+unmount_hangs
+denied=$(grep -l 'Permission denied' "$T"/out/s* | wc -l)
+[ "$denied" = $n ] || fail "attacker's stats: $(cat "$T"/out/s* | sort | uniq -c | head -3)"
+cfs_umount
