@@ -210,12 +210,14 @@ static uint32_t group(const struct merge *m, const struct cfs_names *nm, struct 
  * what keeps fold-equal twins of one lower directory apart once the view
  * has copied them up or whited one out (fs/README.md, "the rule for
  * twins"); the smallest spelling is the one that hid the group when the
- * top tree's names were all lower ones.
+ * top tree's names were all lower ones.  Every entry of the group above
+ * is marked as covering: removing any of them needs a whiteout, as the
+ * live index says of every name made or copied where the group had one.
  */
-static uint32_t cover(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
+static uint32_t cover(struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
 		      uint64_t key, unsigned layer)
 {
-	uint32_t best = MERGE_NONE;
+	uint32_t best = MERGE_NONE, exact = MERGE_NONE;
 
 	if (!m->nbuckets)
 		return MERGE_NONE;
@@ -227,13 +229,14 @@ static uint32_t cover(const struct merge *m, const struct cfs_names *nm, struct 
 		if (e->hash != key || e->layer >= layer ||
 		    !names_match(nm, CFS_FOLD, s, strlen(s), name->s, name->len))
 			continue;
+		m->e[i].flags |= MERGE_COVERS;
 		if (strcmp(s, name->s) == 0)
-			return i;
+			exact = i;
 		if (best == MERGE_NONE || e->layer < m->e[best].layer ||
 		    (e->layer == m->e[best].layer && strcmp(s, m->arena + m->e[best].name) < 0))
 			best = i;
 	}
-	return best;
+	return exact != MERGE_NONE ? exact : best;
 }
 
 /*
@@ -331,7 +334,6 @@ static int read_one(struct merge *m, const struct cfs_names *nm, const struct la
 				 (wh ? MERGE_WHITEOUT : 0) | (dotwh ? MERGE_DOTWH : 0)) ==
 		       MERGE_NONE ? -ENOMEM : 0;
 	e = &m->e[top];
-	e->flags |= MERGE_COVERS;
 	if (e->flags & MERGE_CLOSED)
 		return 0;
 	if ((e->flags & (MERGE_WHITEOUT | MERGE_OPAQUE)) || e->type != DT_DIR || wh ||

@@ -18,6 +18,8 @@ two directories) and chmods through the view, each against its own part of
 the model, checking every answer; after each phase the whole view is
 compared with the model (every name listed, content, mode), the view is
 remounted and compared again.  Exit status 0 when nothing differed.
+With CF_MODEL_LOG=PREFIX each worker writes its operations and answers to
+PREFIX.w<N>, to replay a difference.
 """
 import argparse
 import errno
@@ -182,7 +184,7 @@ def worker(wid, mnt, dirs, key, ops, seed, out):
         if op in ("read", "unlink"):
             args = (d, n)
         elif op == "chmod":
-            args = (d, n, rng.choice([0o600, 0o640, 0o644, 0o444]))
+            args = (d, n, rng.choice([0o600, 0o640, 0o644, 0o664]))  # writable: the model has no permissions
         elif op == "rename":
             group = rng.choice(groups) if rng.random() < 0.5 else None
             dn = rng.choice(group or rng.choice(groups))
@@ -191,6 +193,9 @@ def worker(wid, mnt, dirs, key, ops, seed, out):
             args = (d, n, rec)
         got = run_op(mnt, op, args, lambda: rng.choice(DIR_SPELLINGS))
         want = apply(v, op, args)
+        if os.environ.get("CF_MODEL_LOG"):
+            with open("%s.w%d" % (os.environ["CF_MODEL_LOG"], wid), "a") as f:
+                f.write("%d %s %r -> %r\n" % (i, op, args, got))
         if got != want:
             problems.append("w%d op %d %s%r: got %r, model %r" % (wid, i, op, args, got, want))
             break

@@ -92,6 +92,19 @@ rm "$M/README" "$M/readme" || fail "rm both"
 echo third >"$M/ReadMe" || fail "create ReadMe"
 check "rm both, create ReadMe" "$(expected ReadMe=third)"
 
+# Both removed, a third spelling made (over one of the two whiteouts), a
+# remount; then a rename onto the group (which takes the other whiteout)
+# and one out of it: the whiteout left behind still hides both twins.
+start
+rm "$M/README" "$M/readme" || fail "rm both"
+echo third >"$M/ReadMe" || fail "create ReadMe"
+cd / && cfs_umount
+ovl_mount "lowerdir=$L:$L2,upperdir=$U,workdir=$W" overlay
+echo moved >"$M/Dir/m" || fail "create Dir/m"
+mv "$M/Dir/m" "$M/README" || fail "mv Dir/m README"
+mv "$M/ReadMe" "$M/gone" || fail "mv ReadMe gone"
+check "a remount, mv onto the group, mv out of it" "$(expected gone=moved)"
+
 # Directories: a file made inside one twin copies only it up, the other
 # keeps its own content; rm -r of one leaves the other.
 start
