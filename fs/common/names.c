@@ -74,24 +74,39 @@ static uint64_t keyed_bytes_hash(const struct cfs_names *nm, const char *s, size
 	return hash;
 }
 
-static int rule_hash(const struct cfs_names *nm, enum cfs_rule rule, const char *s, size_t len,
+/* A keyed hash of n's exact bytes: which spelling, whatever the rule. */
+uint64_t names_spelling(const struct cfs_names *nm, struct cfs_name *n)
+{
+	if (!n->have_spelling) {
+		n->spelling = keyed_bytes_hash(nm, n->s, n->len);
+		n->have_spelling = true;
+	}
+	return n->spelling;
+}
+
+/*
+ * The hash of n under rule.  Under the exact rule it is the spelling's
+ * hash itself, so a miss in a plain directory (the index's hash, then the
+ * dentry record's) hashes the bytes once.
+ */
+static int rule_hash(const struct cfs_names *nm, enum cfs_rule rule, struct cfs_name *n,
 		     uint64_t *hash)
 {
 	char buf[CF_FOLD_MAX];
-	ssize_t n;
+	ssize_t len;
 
 	switch (rule) {
 	case CFS_FOLD:
-		return cf_name_hash_keyed(&nm->enc, nm->key, s, len, hash);
+		return cf_name_hash_keyed(&nm->enc, nm->key, n->s, n->len, hash);
 	case CFS_NORMALIZE:
 		/* Invalid names are opaque bytes, matched (so hashed) raw. */
-		n = cf_normalize(&nm->enc, s, len, buf, sizeof(buf));
-		*hash = n < 0 ? keyed_bytes_hash(nm, s, len) : keyed_bytes_hash(nm, buf, (size_t)n);
+		len = cf_normalize(&nm->enc, n->s, n->len, buf, sizeof(buf));
+		*hash = len < 0 ? names_spelling(nm, n) : keyed_bytes_hash(nm, buf, (size_t)len);
 		return 0;
 	case CFS_EXACT:
 		break;
 	}
-	*hash = keyed_bytes_hash(nm, s, len);
+	*hash = names_spelling(nm, n);
 	return 0;
 }
 
@@ -103,21 +118,11 @@ int names_hash(const struct cfs_names *nm, enum cfs_rule rule, struct cfs_name *
 {
 	if (n->hashed == 0 || n->rule != rule) {
 		n->rule = rule;
-		n->hashed = rule_hash(nm, rule, n->s, n->len, &n->hash);
+		n->hashed = rule_hash(nm, rule, n, &n->hash);
 		if (n->hashed == 0)
 			n->hashed = 1;
 	}
 	return n->hashed < 0 ? n->hashed : 0;
-}
-
-/* A keyed hash of n's exact bytes: which spelling, whatever the rule. */
-uint64_t names_spelling(const struct cfs_names *nm, struct cfs_name *n)
-{
-	if (!n->have_spelling) {
-		n->spelling = keyed_bytes_hash(nm, n->s, n->len);
-		n->have_spelling = true;
-	}
-	return n->spelling;
 }
 
 /* A name about to be created: strict directories store only valid UTF-8. */
