@@ -1,21 +1,8 @@
 /*
  * casefoldfs — ext4-style per-directory case-insensitivity over any
- * directory tree, as a FUSE 3 low-level daemon.  This header is the mount:
- * the state every request reaches through cfs_of().  The layers below it,
- * bottom-up (fs/README.md has the map):
- *
- *   util.h lowlevel.h      small helpers; libfuse's API version
- *   flagstore caps caller  where flags live; what the daemon and the caller may do
- *   super names            the superblock record; the naming rule (libcasefold)
- *   dentries               the kernel's dentries: records and the epoch
- *   fdcache                the bounded CLOCK cache of backing descriptors
- *   dirindex dirpark       per-directory name index; indexes of forgotten dirs
- *   inode locator          nodes: table, locators, pin/open/reopen/hold
- *   (cfs.h)                the mount
- *   dir                    one directory: lock, flag, name resolution
- *   dcache                 what the kernel may cache, and when it must forget
- *   ops_dir readdir ops_file ioctl   the requests; ops.c fills the table
- *   main                   command line, mount, session loop
+ * directory tree, as a FUSE 3 low-level daemon: the tree mode.  This header
+ * is the mount: the state every request reaches through cfs_of().  Where
+ * each rule lives: fs/README.md's map, table tree/.
  *
  * Locking, outermost first: a directory's lock (two directories: lower
  * address first), then the table lock, which is never held across a
@@ -52,7 +39,7 @@ struct cfs {
 	uid_t euid;                 /* the daemon's own, which never change */
 	gid_t egid;
 	enum cfs_watch watch;       /* how changes behind our back are noticed */
-	double timeout;             /* entries and attributes, unwatched (cache.c) */
+	double timeout;             /* entries and attributes, unwatched (dcache.c) */
 	double watched_timeout;     /* the same, where changes are watched */
 	bool no_opendir;            /* the kernel can do without OPENDIR */
 	bool no_open;               /* files open without OPEN (local backing) */

@@ -1,7 +1,10 @@
 /*
- * How long the kernel may keep a casefoldfs tree's answers, and when every
- * dentry of the mount must expire: the rule is dentries.c's, applied here
- * to a directory node's record and rule.  Callers hold the directory's lock.
+ * How long the kernel may keep a casefoldfs tree's answers (dcache_ttl:
+ * what is watched keeps longer), and when every dentry of the mount must
+ * expire.  The epoch rule is dentries.c's, shared with the overlay view;
+ * the rest of this file hands it a tree directory's record and rule, so
+ * that the requests name only the directory node.  Callers hold the
+ * directory's lock.
  */
 #include "tree/dcache.h"
 #include "tree/dir.h"

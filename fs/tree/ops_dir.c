@@ -108,11 +108,11 @@ static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, struct cfs_name 
 }
 
 /*
- * LOOKUP of "." and "..", which only NFS export sends (README.NFS; the
- * kernel's path walk resolves both itself): "." on any node id an NFS file
- * handle holds, which the kernel may have forgotten and the daemon freed,
- * or an earlier daemon handed out (inode_lookup_id: the same object or
- * ESTALE), ".." on a directory the kernel holds.  The answer to "." is the
+ * LOOKUP of "." and "..", which only NFS export sends (fs/README.md, "NFS
+ * export"; the kernel's path walk resolves both itself): "." on any node
+ * id an NFS file handle holds, which the kernel may have forgotten and the
+ * daemon freed, or an earlier daemon handed out (inode_lookup_id: the same
+ * object or ESTALE), ".." on a directory the kernel holds.  The answer to "." is the
  * id asked, with that id's generation, or ESTALE.
  */
 static int lookup_special(struct cfs *fs, fk_ino_t parent, bool dot,
