@@ -348,6 +348,7 @@ static int setup_fs(struct cfs *fs, const struct cli *cli, const struct numbers 
 		return -1;
 	}
 	fs->nodes.keep_max = num->nfs_nodes;
+	fs->nodes.local = !fs->flush_writers;
 	return setup_cache(fs, cli, rootfd);
 }
 

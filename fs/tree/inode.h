@@ -131,6 +131,8 @@ struct cfs_nodes {
 	int mount_fd;               /* the root, not O_PATH: open_by_handle_at */
 	bool hold_all;              /* removal holds a descriptor for handle
 				       nodes too (files open without OPEN) */
+	bool local;                 /* the root's filesystem is a local one
+				       (inode_open keeps O_NONBLOCK there) */
 };
 
 

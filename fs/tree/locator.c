@@ -229,6 +229,21 @@ static int open_once(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 }
 
 /*
+ * Does O_NONBLOCK, left set after the first try, change nothing the daemon
+ * does with the descriptor?  Opening is the only thing it changes for a
+ * regular file or a directory of ext4, xfs, btrfs, tmpfs or f2fs: reads
+ * and writes wait or not by their own flags (RWF_NOWAIT), never the
+ * file's, and locks by the command (F_SETLKW, LOCK_NB).  Elsewhere (a
+ * network or FUSE filesystem is told the open flags with every read, a
+ * device or FIFO honours them) the flag is cleared again, one fcntl more.
+ */
+static bool nonblock_inert(const struct cfs_nodes *nt, const struct cfs_inode *in)
+{
+	return nt->local && in->dev == nt->root->dev &&
+	       (S_ISREG(in->type) || S_ISDIR(in->type));
+}
+
+/*
  * A new descriptor, opened with flags (never O_PATH), on in's object: by
  * its file handle when no descriptor of it is cached (one call and one
  * descriptor, where a reopen into the cache would cost two of each), else
@@ -247,7 +262,8 @@ int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 			fd = open_once(nt, in, flags);
 			lease_wait_end();
 		}
-	} else if (fd >= 0 && fcntl(fd, F_SETFL, flags) < 0) {  /* the status flags asked for */
+	} else if (fd >= 0 && !nonblock_inert(nt, in) &&
+		   fcntl(fd, F_SETFL, flags) < 0) {  /* the status flags asked for */
 		close(fd);
 		fd = -EIO;
 	}
