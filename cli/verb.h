@@ -1,7 +1,7 @@
 /*
  * A verb of the casefold tool: its name, what it accepts, its work and its
  * documentation.  A new verb is a new file defining one of these, plus one
- * line in the table in main.c.
+ * line in the table in verbs.c.
  */
 #ifndef CLI_VERB_H
 #define CLI_VERB_H
@@ -32,7 +32,7 @@ struct cli_verb {
 	struct cli_doc doc;
 };
 
-/* Every verb, in the order help lists them; NULL-terminated (main.c). */
+/* Every verb, in the order help lists them; NULL-terminated (verbs.c). */
 extern const struct cli_verb *const cli_verbs[];
 
 const struct cli_verb *cli_find_verb(const char *name);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mktables.h"
+#include "packed.h"
 
 /* The library's cursor assumes that the characters of a mapping need no
  * further mapping and are never ignorable (so one mapping string serves both

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "mktables.h"
+#include "packed.h"
 
 static FILE *create(const char *dir, const char *name)
 {

@@ -28,36 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mktables.h"
+#include "packed.h"
 
-static void expand(const struct ucd *u, uint32_t c, int fold, uint32_t *out, int *n, int depth)
-{
-	const struct ucd_char *ch = &u->cp[c];
-
-	if (depth > 8)
-		fatal("mapping of U+%04X does not terminate", c);
-	if (fold && ch->nfold) {
-		for (int i = 0; i < ch->nfold; i++)
-			expand(u, ch->fold[i], fold, out, n, depth + 1);
-	} else if (ch->ndecomp) {
-		for (int i = 0; i < ch->ndecomp; i++)
-			expand(u, ch->decomp[i], fold, out, n, depth + 1);
-	} else {
-		if (*n == MAX_MAP)
-			fatal("mapping of U+%04X too long", c);
-		out[(*n)++] = c;
-	}
-}
-
-int full_mapping(const struct ucd *u, uint32_t c, int fold, uint32_t *out)
-{
-	int n = 0;
-
-	expand(u, c, fold, out, &n, 0);
-	return n;
-}
-
-int utf8_put(uint32_t c, uint8_t *p)
+static int utf8_put(uint32_t c, uint8_t *p)
 {
 	if (c < 0x80) {
 		p[0] = (uint8_t)c;

@@ -1,11 +1,12 @@
 /* Parsing of the UCD files: UnicodeData, DerivedAge, CaseFolding,
- * DerivedCoreProperties.  Any surprise in the input is fatal. */
+ * DerivedCoreProperties.  Any surprise in the input is fatal.  Then the full
+ * mappings the parsed data implies, for building and for checking. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mktables.h"
+#include "ucd.h"
 
 void fatal(const char *fmt, ...)
 {
@@ -210,4 +211,31 @@ void ucd_load(struct ucd *u, const char *dir)
 	load_unicodedata(u, dir);
 	load_casefolding(u, dir);
 	load_ignorables(u, dir);
+}
+
+static void expand(const struct ucd *u, uint32_t c, int fold, uint32_t *out, int *n, int depth)
+{
+	const struct ucd_char *ch = &u->cp[c];
+
+	if (depth > 8)
+		fatal("mapping of U+%04X does not terminate", c);
+	if (fold && ch->nfold) {
+		for (int i = 0; i < ch->nfold; i++)
+			expand(u, ch->fold[i], fold, out, n, depth + 1);
+	} else if (ch->ndecomp) {
+		for (int i = 0; i < ch->ndecomp; i++)
+			expand(u, ch->decomp[i], fold, out, n, depth + 1);
+	} else {
+		if (*n == MAX_MAP)
+			fatal("mapping of U+%04X too long", c);
+		out[(*n)++] = c;
+	}
+}
+
+int full_mapping(const struct ucd *u, uint32_t c, int fold, uint32_t *out)
+{
+	int n = 0;
+
+	expand(u, c, fold, out, &n, 0);
+	return n;
 }

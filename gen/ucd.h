@@ -39,6 +39,12 @@ void ucd_load(struct ucd *u, const char *dir);
 /* Open dir/name, remembering its SHA-256 for the banner. */
 FILE *ucd_open(struct ucd *u, const char *dir, const char *name);
 
+/* Full decomposition (fold = 0) or folding (fold = 1) of c; returns length. */
+int full_mapping(const struct ucd *u, uint32_t c, int fold, uint32_t *out);
+
+/* Prints "mktables: " and the message, and exits 1. */
+_Noreturn void fatal(const char *fmt, ...);
+
 /* Hangul syllables decompose algorithmically. */
 #define HANGUL_FIRST 0xAC00
 #define HANGUL_LAST 0xD7A3

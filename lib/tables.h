@@ -15,7 +15,7 @@
 #define CF_F_NFD_FLAT 0x20  /* the decomposition is all starters */
 #define CF_F_CF_FLAT 0x40   /* the folding is all starters */
 
-/* Second flags byte (gen/mktables.h). */
+/* Second flags byte (gen/packed.h). */
 #define CF_F2_NFD_TAIL 0x01 /* decomposition: starters, then marks in order, none newer */
 #define CF_F2_CF_TAIL 0x02  /* the same for the folding */
 #define CF_F2_NFD_LEAD 0x04 /* decomposition begins with a starter */

@@ -1,6 +1,7 @@
-/* Shared declarations of the table generator. */
-#ifndef GEN_MKTABLES_H
-#define GEN_MKTABLES_H
+/* The packed tables: their layout, as mktables.c builds them, check.c reads
+ * them back and emit.c writes them out. */
+#ifndef GEN_PACKED_H
+#define GEN_PACKED_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -64,12 +65,6 @@ struct tables {
 	unsigned map_max; /* longest mapping string, in bytes */
 	struct trie trie;
 };
-
-_Noreturn void fatal(const char *fmt, ...);
-
-/* Full decomposition (fold = 0) or folding (fold = 1) of c; returns length. */
-int full_mapping(const struct ucd *u, uint32_t c, int fold, uint32_t *out);
-int utf8_put(uint32_t c, uint8_t *p);
 
 void check_sources(const struct ucd *u);
 void check_tables(struct ucd *u, const struct tables *t, const char *dir);
