@@ -20,6 +20,7 @@
 #include "common/lowlevel.h"
 #include "common/names.h"
 #include "tree/inode.h"
+#include "tree/locator.h"
 #include "tree/super.h"
 
 /* How changes made in the backing tree behind our back are noticed (watch.c). */

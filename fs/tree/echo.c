@@ -25,7 +25,7 @@
 #include <time.h>
 
 #include "tree/echo.h"
-#include "tree/inode.h"
+#include "tree/node.h"
 
 #define ECHO_SLOTS 256
 #define ECHO_LIFE 2  /* seconds */

@@ -1,5 +1,5 @@
 /*
- * The nodes by file handle (part of the node layer, inode.h): the watcher
+ * The nodes by file handle (part of the node layer, handles.h): the watcher
  * (notice.c) learns of objects by the handles fanotify reports, and most
  * events on a backing filesystem concern objects the kernel never asked
  * us about — a hash lookup answers those without a system call.  Nodes
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree/inode.h"
+#include "tree/handles.h"
 
 static size_t hash(int type, const unsigned char *bytes, size_t len)
 {

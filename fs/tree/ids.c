@@ -1,5 +1,5 @@
 /*
- * Node ids (part of the node layer, inode.h): what the kernel calls a node
+ * Node ids (part of the node layer, ids.h): what the kernel calls a node
  * by, and what an NFS file handle carries (with the generation) across
  * FORGET and across a restart of the daemon (fs/README.md, "Clients beyond
  * ext4").  Two kinds, in disjoint ranges:
@@ -25,7 +25,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "tree/inode.h"
+#include "tree/ids.h"
 
 /* FILEID_INO32_GEN (linux/exportfs.h): u32 inode number, u32 generation. */
 #define HANDLE_INO32_GEN 1
@@ -248,11 +248,13 @@ void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, const char *spel
 }
 
 /*
- * FORGET of n references by the id ino: an alias the kernel no longer
- * holds leaves the set (the kernel makes a new one next time), so that a
- * node's aliases are only the spellings the kernel holds it by.
+ * FORGET of n references by the id ino, as far as the id is concerned: an
+ * alias the kernel no longer holds leaves the set (the kernel makes a new
+ * one next time), so that a node's aliases are only the spellings the
+ * kernel holds it by.  Returns the id's node, whose own count inode_forget
+ * then lowers.
  */
-void inode_forget_id(struct cfs_nodes *nt, fk_ino_t ino, uint64_t n)
+struct cfs_inode *ids_forget(struct cfs_nodes *nt, fk_ino_t ino, uint64_t n)
 {
 	struct cfs_inode *in = nt->root;
 	struct cfs_alias *a, **p;
@@ -275,7 +277,7 @@ void inode_forget_id(struct cfs_nodes *nt, fk_ino_t ino, uint64_t n)
 		}
 	}
 	pthread_mutex_unlock(&nt->lock);
-	inode_forget(nt, in, n);
+	return in;
 }
 
 fk_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)
@@ -301,20 +303,16 @@ struct cfs_inode *inode_get(struct cfs_nodes *nt, fk_ino_t ino)
 }
 
 /*
- * The node of an id in the set, with one kernel reference taken and the
- * id's generation; NULL if the id is not there (an NFS file handle's may
- * be forgotten, or an earlier daemon's).
+ * The node of an id in the set (not the root's, which is not in it), with
+ * one kernel reference taken and the id's generation; NULL if the id is
+ * not there (an NFS file handle's may be forgotten, or an earlier
+ * daemon's).
  */
 struct cfs_inode *ids_ref(struct cfs_nodes *nt, fk_ino_t value, uint64_t *generation)
 {
 	struct cfs_inode *in = NULL;
 	struct cfs_id *e;
 
-	if (value == FUSE_ROOT_ID) {
-		inode_ref(nt, nt->root);
-		*generation = 0;
-		return nt->root;
-	}
 	pthread_mutex_lock(&nt->lock);
 	e = find(nt, value);
 	if (e) {

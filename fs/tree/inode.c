@@ -660,7 +660,7 @@ static int lookup_derived(struct cfs_nodes *nt, fk_ino_t id, struct cfs_inode **
 	ids_handle(id, &h);
 	do
 		fd = open_by_handle_at(nt->mount_fd, &h.fh, O_PATH | O_CLOEXEC);
-	while (fd < 0 && inode_shed(nt, errno));
+	while (fd < 0 && fdcache_shed(&nt->fdc, errno));
 	if (fd < 0)
 		return errno == ENOENT || errno == ESTALE || errno == EINVAL ? -ESTALE : -errno;
 	err = inode_lookup_fd(nt, nt->root, NULL, fd, &st, out);
@@ -680,6 +680,12 @@ static int lookup_derived(struct cfs_nodes *nt, fk_ino_t id, struct cfs_inode **
 int inode_lookup_id(struct cfs_nodes *nt, fk_ino_t id, struct cfs_inode **out,
 		    uint64_t *generation)
 {
+	if (id == FUSE_ROOT_ID) {
+		inode_ref(nt, nt->root);
+		*generation = 0;
+		*out = nt->root;
+		return 0;
+	}
 	*out = ids_ref(nt, id, generation);
 	if (*out)
 		return 0;
@@ -699,6 +705,12 @@ void inode_forget(struct cfs_nodes *nt, struct cfs_inode *in, uint64_t n)
 	pthread_mutex_unlock(&nt->lock);
 	if (gone && (in = destroy(in)))
 		release(nt, in, false);
+}
+
+/* FORGET of n references by the id ino: the id's part (ids_forget), then the node's. */
+void inode_forget_id(struct cfs_nodes *nt, fk_ino_t ino, uint64_t n)
+{
+	inode_forget(nt, ids_forget(nt, ino, n), n);
 }
 
 /*
@@ -830,12 +842,6 @@ bool inode_any_path_nodes(struct cfs_nodes *nt)
 }
 
 /*
- * Before the daemon removes the entry name of the directory dfd: if the
- * kernel still remembers its object under a path locator, the node keeps
- * a descriptor to it, since the name will not reach it afterwards.  A file
- * handle still opens an object that is unlinked but in use.
- */
-/*
  * Whether in's object, which st describes, stays reachable without a held
  * descriptor once name is removed (table lock held): a file with another
  * link, reached by its handle or by a path locator naming another link.
@@ -848,14 +854,19 @@ static bool reached_otherwise(const struct cfs_inode *in, const struct stat *st,
 	       (in->handle_len || strcmp(in->name, name) != 0);
 }
 
-void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name)
+/*
+ * The node of the entry name of the directory dfd, pinned (inode_put ends
+ * the pin), if removing the name leaves it without a way to its object
+ * (inode_hold_name); NULL otherwise.
+ */
+struct cfs_inode *inode_find_to_hold(struct cfs_nodes *nt, int dfd, const char *name)
 {
 	struct cfs_inode *in;
 	struct stat st;
 
 	if ((!nt->hold_all && !inode_any_path_nodes(nt)) ||
 	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return;
+		return NULL;
 	pthread_mutex_lock(&nt->lock);
 	in = find_locked(nt, st.st_dev, st.st_ino);
 	if (in && in != nt->root && (!in->handle_len || nt->hold_all) && !in->fde.held &&
@@ -864,10 +875,7 @@ void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name)
 	else
 		in = NULL;
 	pthread_mutex_unlock(&nt->lock);
-	if (!in)
-		return;
-	inode_hold(nt, in);
-	inode_put(nt, in);
+	return in;
 }
 
 /* The node table's figures: the text of the stats xattr (ops_file.c). */

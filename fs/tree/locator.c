@@ -17,6 +17,7 @@
 #include "common/leases.h"
 #include "common/util.h"
 #include "tree/inode.h"
+#include "tree/locator.h"
 
 /*
  * For a caller whose open failed with err: when the daemon is out of
@@ -309,4 +310,19 @@ int inode_hold(struct cfs_nodes *nt, struct cfs_inode *in)
 		close(evicted);
 	inode_unpin(nt, in, fd);
 	return 0;
+}
+/*
+ * Before the daemon removes the entry name of the directory dfd: if the
+ * kernel still remembers its object under a path locator, the node keeps
+ * a descriptor to it, since the name will not reach it afterwards.  A file
+ * handle still opens an object that is unlinked but in use.
+ */
+void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name)
+{
+	struct cfs_inode *in = inode_find_to_hold(nt, dfd, name);
+
+	if (!in)
+		return;
+	inode_hold(nt, in);
+	inode_put(nt, in);
 }

@@ -1,0 +1,17 @@
+/*
+ * Reaching a node's object (locator.c): pinning its descriptor, opening
+ * it, holding a descriptor for an object about to lose its name.
+ */
+#ifndef CFS_LOCATOR_H
+#define CFS_LOCATOR_H
+
+#include "tree/node.h"
+
+int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in);
+void inode_unpin(struct cfs_nodes *nt, struct cfs_inode *in, int fd);
+int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags);
+int inode_hold(struct cfs_nodes *nt, struct cfs_inode *in);
+bool inode_shed(struct cfs_nodes *nt, int err);
+void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name);
+
+#endif /* CFS_LOCATOR_H */
