@@ -14,10 +14,12 @@
 set -u
 root=${CF_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-exec python3 - "$root/fs" "$root/include" <<'PY'
+exec python3 -B - "$root/fs" "$root/include" "$root/tests/house" <<'PY'
 import os, re, sys
 
 fs, public = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+from loops import find_loop
 # What each wing may reach (itself included).
 reaches = {
     'kernel': {'kernel'},
@@ -73,25 +75,7 @@ for f in files:
         elif not os.path.exists(os.path.join(public, inc)):
             sys.exit('FAIL: fs/%s includes "%s": name it from fs/ (as "common/names.h")' % (f, inc))
 
-def find_loop(graph, what):
-    """Depth-first search for a cycle; exits naming the loop itself."""
-    state, stack = {}, []
-    def visit(m):
-        state[m] = 'open'
-        stack.append(m)
-        for d in sorted(graph.get(m, ())):
-            if state.get(d) == 'open':
-                loop = stack[stack.index(d):] + [d]
-                sys.exit('FAIL: %s in a loop: %s' % (what, ' -> '.join(loop)))
-            if d not in state:
-                visit(d)
-        stack.pop()
-        state[m] = 'done'
-    for m in sorted(graph):
-        if m not in state:
-            visit(m)
-
-find_loop(deps, 'fs/ modules include each other')
+find_loop(deps, 'FAIL: fs/ modules include each other in a loop: %s')
 
 # One header per layer: a header that declares everything (one module of
 # every file) would hide any cycle from the check above.
@@ -122,7 +106,7 @@ if all(os.path.exists(o) for o in objects.values()):
     for m, called in calls.items():
         for c in sorted(called):
             crossing(m, c, 'calls')
-    find_loop(calls, 'fs/ modules call each other')
+    find_loop(calls, 'FAIL: fs/ modules call each other in a loop: %s')
     print('calls checked in', objdir)
 
 matching = re.compile(r"\bcf_(name_match|name_hash\w*|strcmp|strcasecmp|casefold\w*|normalize\w*|validate)\(")

@@ -21,8 +21,11 @@ for f in "$root"/fs/*/*.c; do
 		-c "$f" -o "$tmp/$wing/$(basename "$f" .c).o" -dumpdir "$tmp/$wing/" ||
 		{ echo "FAIL: cannot compile $f"; exit 1; }
 done
-exec python3 - "$tmp" <<'PY'
+exec python3 -B - "$tmp" "$root/tests/house" <<'PY'
 import glob, re, sys
+
+sys.path.insert(0, sys.argv[2])
+from loops import find_loop
 
 edges = {}
 edge = re.compile(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"')
@@ -31,20 +34,6 @@ for f in glob.glob(sys.argv[1] + '/*/*.ci'):
         # "fs/wing/x.c:name" for static functions, "name" for the others
         edges.setdefault(a.split(':')[-1], set()).add(b.split(':')[-1])
 
-state, stack = {}, []
-def visit(m):  # the call graph is small: Python's recursion is enough
-    state[m] = 'open'
-    stack.append(m)
-    for d in sorted(edges.get(m, ())):
-        if state.get(d) == 'open':
-            loop = stack[stack.index(d):] + [d]
-            sys.exit('FAIL: recursion: ' + ' -> '.join(loop))
-        if d not in state:
-            visit(d)
-    stack.pop()
-    state[m] = 'done'
-for m in sorted(edges):
-    if m not in state:
-        visit(m)
+find_loop(edges, 'FAIL: recursion: %s')
 print('no recursion among %d functions of fs/' % len(edges))
 PY
