@@ -4,10 +4,14 @@
 # zero where zero means nothing, trailing junk), an option that is a typo
 # of a known one (the suggestion), a mount point already mounted (by the
 # same daemon, as root and as a user), an overlay work directory that does
-# not exist, and — as a user, with /dev/fuse of mode 0600 — /dev/fuse.
+# not exist, and /dev/fuse: missing, or (as a user) of mode 0600.
 # A detached daemon's messages reach a file a user can read: -o logfile,
 # or, where no system log listens on /dev/log, the default file it names.
+# Root runs it in a private mount namespace, whatever /dev/fuse's mode:
+# its last parts bind over /dev/fuse and /dev/log there, and hide /dev.
 CF_USERS_MOUNT=1
+. "$(dirname "$0")/../lib.sh"
+[ "$(id -u)" != 0 ] || cf_private_ns "$@"
 . "$(dirname "$0")/lib.sh"
 
 # refused WANT CMD...: CMD fails, says WANT (a fixed string) in one line,
@@ -137,5 +141,18 @@ if [ "$(id -u)" = 0 ]; then
 	refused 'casefoldfs: cannot mount as nobody: /dev/fuse is mode 600' \
 		as_nobody "$CFS_USER" -o "lowerdir=$T/lower" "$M"
 	echo "/dev/fuse 0600 and a second mount, as uid 65534: refused with their reasons"
+	# No /dev/fuse at all (the module not loaded, a container started
+	# without the device): a /dev of its own, with only /dev/null, for the
+	# one command, as root and as a user.
+	no_dev_fuse() {
+		unshare -m sh -c 'mount -t tmpfs -o size=16k casefold-dev /dev &&
+			mknod -m 666 /dev/null c 1 3 && exec "$@"' sh "$@"
+	}
+	for as in "" "setpriv --reuid=65534 --regid=65534 --clear-groups"; do
+		# shellcheck disable=SC2086  # $as is words
+		refused 'casefoldfs: cannot mount: there is no /dev/fuse; load the fuse module (as root: modprobe fuse), or start this container with the device' \
+			no_dev_fuse $as "$CFS_USER" "$B" "$M"
+	done
+	echo "no /dev/fuse, as root and as uid 65534: refused with its reason"
 fi
 echo "numbers, typos, workdir, mounted mount points, /dev/fuse, log files: ok"
