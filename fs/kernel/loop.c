@@ -120,19 +120,31 @@ out:
 	pthread_mutex_unlock(&se->lock);
 }
 
-/* INIT, read on the session's descriptor before any worker runs. */
+/* INIT, read on the session's descriptor before any worker runs: 0 when
+ * answered, 1 when unmounted before it came, -1 after saying why not. */
 static int serve_init(struct fk_session *se)
 {
 	char *buf = malloc(se->bufsize);
 	int r = -1;
 	ssize_t n;
 
+	if (!buf)
+		fprintf(stderr, "casefoldfs: %s\n", strerror(ENOMEM));
 	while (buf) {
 		n = read(se->fd, buf, se->bufsize);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOENT))
 			continue;
-		if (n <= 0)
+		/* A mount unmounted at once (fusermount3 -u right after the
+		 * mount) ends before the kernel sends INIT: a clean end. */
+		if (n < 0 && errno == ENODEV) {
+			r = 1;
 			break;
+		}
+		if (n <= 0) {
+			fprintf(stderr, "casefoldfs: reading /dev/fuse: %s\n",
+				n < 0 ? strerror(errno) : "nothing to read");
+			break;
+		}
 		r = fk_session_init(se, buf, (size_t)n);
 		if (r <= 0)
 			break;
@@ -145,14 +157,17 @@ int fk_session_loop(struct fk_session *se)
 {
 	struct fk_worker *w;
 	sigset_t stop;
-	int sig = 0;
+	int sig = 0, r;
 
 	se->main_thread = pthread_self();  /* after fuse_daemonize's fork */
-	if (serve_init(se) < 0)
-		return 1;
+	r = serve_init(se);
+	if (r != 0)
+		return r < 0 ? 1 : 0;
 	spawn(se);
-	if (se->nworkers == 0)
+	if (se->nworkers == 0) {
+		fprintf(stderr, "casefoldfs: cannot start a worker thread\n");
 		return 1;
+	}
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);

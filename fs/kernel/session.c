@@ -113,6 +113,7 @@ int fk_session_init(struct fk_session *se, const char *buf, size_t len)
 	struct fk_conn *conn = &se->conn;
 	size_t inlen = len - sizeof(*ih), outlen = sizeof(out);
 	struct iovec iov = { &out, 0 };
+	int r;
 
 	if (len < sizeof(*ih) + 16 || ih->opcode != FUSE_INIT) {
 		fprintf(stderr, "casefoldfs: the kernel's first request is not INIT\n");
@@ -159,7 +160,13 @@ int fk_session_init(struct fk_session *se, const char *buf, size_t len)
 	out.max_stack_depth = (conn->want & FUSE_PASSTHROUGH) ? se->max_stack_depth : 0;
 	out.request_timeout = (conn->want & FUSE_REQUEST_TIMEOUT) ? se->request_timeout : 0;
 	iov.iov_len = outlen;
-	return fk_send(se->fd, ih->unique, 0, &iov, 1) < 0 ? -1 : 0;
+	r = fk_send(se->fd, ih->unique, 0, &iov, 1);
+	/* ENOENT: unmounted meanwhile, INIT is gone; the workers' first read ends. */
+	if (r < 0 && r != -ENOENT) {
+		fprintf(stderr, "casefoldfs: answering the kernel's INIT: %s\n", strerror(-r));
+		return -1;
+	}
+	return 0;
 }
 
 /* The INIT flags by name, for the stats xattr. */
