@@ -4,9 +4,12 @@
 # with allow_other (user_allow_other in a private /etc/fuse.conf, bound over
 # the host's in a private mount namespace, as userperms.sh does), attacked
 # by uid 4242.  Sets mode, attacker (a command prefix) and attacker_id;
-# defines p99 (the victim's latency; $PY is set by the caller).
+# defines p99 (the victim's latency; $PY is set by the caller).  Every
+# stage runs other users (setpriv): the test says in CF_NEEDS_ROOT what for.
 if [ "${CF_AVAIL_MODE:-root}" = user ] && [ -z "${CF_AVAIL_NS:-}" ]; then
-	command -v unshare >/dev/null || { echo "SKIP: no unshare"; exit 77; }
+	. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+	[ "$(id -u)" = 0 ] || skip "needs root: $CF_NEEDS_ROOT"
+	command -v unshare >/dev/null || skip "no unshare"
 	CF_AVAIL_NS=1 CF_PRIVATE_NS=1 exec unshare -m --propagation private "$0" "$@"
 fi
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -14,8 +14,8 @@
 # daemon (path locators, -o fd_cache=16: 16 held at most), each attacked
 # by another user.
 set -u
+CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
 . "$(dirname "$0")/attack.sh"
-[ -z "$CF_UNPRIV" ] || skip "root sets the stage for two users here"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"
 rounds=600

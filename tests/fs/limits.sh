@@ -53,6 +53,8 @@ CFS_PID=
 
 # ---- A full backing filesystem.
 rm -rf "$B" && mkdir "$B"
+[ "$(id -u)" = 0 ] ||
+	skip "needs root for its second half: the full backing filesystem is a small tmpfs, which only root can mount (the descriptor half passed)"
 mount -t tmpfs -o size=1m,nr_inodes=48 casefold-test "$B" || skip "cannot mount tmpfs"
 trap 'mounted && fusermount3 -uz "$M"; umount -l "$B"; cleanup' EXIT
 cfs_mount

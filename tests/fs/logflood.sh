@@ -7,8 +7,8 @@
 # Against root's daemon (attacked by uid 65534), then a user's daemon
 # (uid 65534, allow_other; attacked by uid 4242).
 set -u
+CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
 . "$(dirname "$0")/attack.sh"
-[ -z "$CF_UNPRIV" ] || skip "root sets the stage for two users here"
 
 chmod 755 "$T"
 mkdir "$B/atk" && touch "$B/atk/Save.dat" "$B/atk/save.dat"
