@@ -483,6 +483,31 @@ static void walk_close(struct walk *w)
 	close(w->topfd);
 }
 
+/*
+ * File i of the walk opened with flags (created with mode 0644 under
+ * O_CREAT), its name left in name[64]: the descriptor, or -1 when its
+ * directory or the open failed (counted).
+ */
+static int walk_file(struct walk *w, unsigned long i, int flags, char name[static 64])
+{
+	int fd;
+
+	if (!walk_enter(w, i, flags & O_CREAT))
+		return -1;
+	make_name((unsigned)i, name, 64);
+	fd = openat(w->dirfd, name, flags | O_CLOEXEC, 0644);
+	if (fd < 0)
+		count_error(&w->errors, &w->first_errno, errno, w->top, name);
+	return fd;
+}
+
+/* The rate of n files since t0, and the walk's errors. */
+static void walk_report(const struct walk *w, unsigned long n, double t0)
+{
+	printf("files_per_s %.0f\nerrors %lu\nerrno %d\n", (double)n / ((now_us() - t0) / 1e6),
+	       w->errors, w->first_errno);
+}
+
 /* Parses "[-f FANOUT] [-s BYTES]" (-s only where size is not NULL). */
 static unsigned long parse_fanout_size(int argc, char **argv, const char *usage,
 				       unsigned long *size)
@@ -533,16 +558,10 @@ static int cmd_create(int argc, char **argv)
 	walk_open(&w, argv[optind], fanout);
 	t0 = now_us();
 	for (unsigned long i = 0; i < n; i++) {
-		int fd;
+		int fd = walk_file(&w, i, O_CREAT | O_EXCL | O_WRONLY, name);
 
-		if (!walk_enter(&w, i, true))
+		if (fd < 0)
 			continue;
-		make_name((unsigned)i, name, sizeof(name));
-		fd = openat(w.dirfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			count_error(&w.errors, &w.first_errno, errno, w.top, name);
-			continue;
-		}
 		if (size && write(fd, data, size) != (ssize_t)size) {
 			count_error(&w.errors, &w.first_errno, errno, w.top, name);
 			close(fd);
@@ -550,8 +569,7 @@ static int cmd_create(int argc, char **argv)
 			count_error(&w.errors, &w.first_errno, errno, w.top, name);
 		}
 	}
-	printf("files_per_s %.0f\nerrors %lu\nerrno %d\n", (double)n / ((now_us() - t0) / 1e6),
-	       w.errors, w.first_errno);
+	walk_report(&w, n, t0);
 	walk_close(&w);
 	free(data);
 	return 0;
@@ -575,18 +593,12 @@ static int cmd_readall(int argc, char **argv)
 	walk_open(&w, argv[optind], fanout);
 	t0 = now_us();
 	for (unsigned long i = 0; i < n; i++) {
+		int fd = walk_file(&w, i, O_RDONLY, name);
 		unsigned long total = 0;
 		ssize_t got;
-		int fd;
 
-		if (!walk_enter(&w, i, false))
+		if (fd < 0)
 			continue;
-		make_name((unsigned)i, name, sizeof(name));
-		fd = openat(w.dirfd, name, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			count_error(&w.errors, &w.first_errno, errno, w.top, name);
-			continue;
-		}
 		while ((got = read(fd, buf, CHUNK)) > 0)
 			total += (unsigned long)got;
 		if (got < 0)
@@ -595,8 +607,7 @@ static int cmd_readall(int argc, char **argv)
 			count_error(&w.errors, &w.first_errno, 0, w.top, name);
 		close(fd);
 	}
-	printf("files_per_s %.0f\nerrors %lu\nerrno %d\n", (double)n / ((now_us() - t0) / 1e6),
-	       w.errors, w.first_errno);
+	walk_report(&w, n, t0);
 	walk_close(&w);
 	return 0;
 }

@@ -22,35 +22,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nullfs.h"
+
 #define FLOOR_BYTES 4096
 #define DIR_BIT ((fuse_ino_t)1 << 62)
 
 static const char data[FLOOR_BYTES];
 
-/* A node id for name (FNV-1a), never the root's (1). */
+/* A node id for name, never the root's (1). */
 static fuse_ino_t id_of(const char *name, bool dir)
 {
-	uint64_t h = 0xcbf29ce484222325u;
-
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3u;
-	return ((h >> 3 | 2) & ~DIR_BIT) | (dir ? DIR_BIT : 0);
+	return ((nullfs_hash(name) >> 3 | 2) & ~DIR_BIT) | (dir ? DIR_BIT : 0);
 }
 
 static void attr_of(fuse_ino_t ino, struct stat *st)
 {
-	memset(st, 0, sizeof(*st));
-	st->st_ino = ino;
+	nullfs_attr(st, ino, ino == FUSE_ROOT_ID || (ino & DIR_BIT), FLOOR_BYTES);
 	st->st_uid = getuid();
 	st->st_gid = getgid();
-	if (ino == FUSE_ROOT_ID || (ino & DIR_BIT)) {
-		st->st_mode = S_IFDIR | 0755;
-		st->st_nlink = 2;
-	} else {
-		st->st_mode = S_IFREG | 0644;
-		st->st_nlink = 1;
-		st->st_size = FLOOR_BYTES;
-	}
 }
 
 static void floor_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)

@@ -22,25 +22,17 @@
 #include "kernel/fk.h"
 #include "kernel/mount.h"
 #include "kernel/session.h"
+#include "nullfs.h"
 
-/* The node of a name of the root (FNV-1a, never 0 or 1), or 0 elsewhere. */
+/* The node of a name of the root (never 0 or 1), or 0 elsewhere. */
 static uint64_t node_of(uint64_t parent, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	if (parent != FUSE_ROOT_ID)
-		return 0;
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 0x100000001b3ull;
-	return h | 2;
+	return parent == FUSE_ROOT_ID ? nullfs_hash(name) | 2 : 0;
 }
 
 static void attr_of(uint64_t ino, struct stat *st)
 {
-	memset(st, 0, sizeof(*st));
-	st->st_ino = ino;
-	st->st_mode = ino == FUSE_ROOT_ID ? S_IFDIR | 0755 : S_IFREG | 0644;
-	st->st_nlink = ino == FUSE_ROOT_ID ? 2 : 1;
+	nullfs_attr(st, ino, ino == FUSE_ROOT_ID, 0);
 }
 
 static void lf_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)

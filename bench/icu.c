@@ -72,28 +72,29 @@ static int to_utf16(const char *a, size_t alen, const char *b, size_t blen, int3
 	return U_FAILURE(err) ? -1 : 0;
 }
 
-/* Canonical and case-insensitive: the same question cf_casefold_equal answers. */
-static int cmp(const char *a, size_t alen, const char *b, size_t blen)
+/* Whether a and b differ once ICU folds them: canonically too, or case only. */
+static int icu_differ(const char *a, size_t alen, const char *b, size_t blen, bool canonical)
 {
 	UErrorCode err = U_ZERO_ERROR;
 	int32_t na, nb, r;
 
 	if (to_utf16(a, alen, b, blen, &na, &nb))
 		return -1;
-	r = unorm_compare(u1, na, u2, nb, U_COMPARE_IGNORE_CASE, &err);
+	r = canonical ? unorm_compare(u1, na, u2, nb, U_COMPARE_IGNORE_CASE, &err)
+		      : u_strCaseCompare(u1, na, u2, nb, U_FOLD_CASE_DEFAULT, &err);
 	return U_FAILURE(err) ? -1 : r != 0;
+}
+
+/* Canonical and case-insensitive: the same question cf_casefold_equal answers. */
+static int cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return icu_differ(a, alen, b, blen, true);
 }
 
 /* Case only: "Å" (U+00C5) and "A U+030A" differ here. */
 static int casecmp(const char *a, size_t alen, const char *b, size_t blen)
 {
-	UErrorCode err = U_ZERO_ERROR;
-	int32_t na, nb, r;
-
-	if (to_utf16(a, alen, b, blen, &na, &nb))
-		return -1;
-	r = u_strCaseCompare(u1, na, u2, nb, U_FOLD_CASE_DEFAULT, &err);
-	return U_FAILURE(err) ? -1 : r != 0;
+	return icu_differ(a, alen, b, blen, false);
 }
 
 /* ICU 72 has Unicode 15.0 and keeps ignorables. */

@@ -4,18 +4,6 @@
 
 #include "packed.h"
 
-static FILE *create(const char *dir, const char *name)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		fatal("cannot write %s", path);
-	return f;
-}
-
 static void banner(FILE *f, const struct ucd *u)
 {
 	fprintf(f, "/*\n * generated — do not edit.\n"
@@ -24,6 +12,17 @@ static void banner(FILE *f, const struct ucd *u)
 	for (unsigned i = 0; i < u->nfiles; i++)
 		fprintf(f, " *   %s  %s\n", u->files[i].sha256, u->files[i].name);
 	fprintf(f, " */\n");
+}
+
+/* The rest of an array with an element per Unicode version (format: of
+ * major and minor), per_line a line, and its end. */
+static void per_version(FILE *f, const struct ucd *u, const char *format, unsigned per_line)
+{
+	for (unsigned i = 1; i <= u->nversions; i++) {
+		fputs(i % per_line ? " " : "\n\t", f);
+		fprintf(f, format, u->vmajor[i], u->vminor[i]);
+	}
+	fprintf(f, "\n};\n");
 }
 
 static void array16(FILE *f, const char *name, const uint16_t *a, unsigned n)
@@ -70,18 +69,14 @@ static void emit_source(const struct ucd *u, const struct tables *t, FILE *f)
 	fprintf(f, "#include \"unicode_tables.h\"\n");
 	fprintf(f, "\n/* Unicode version of each age index: {major, minor}. */\n");
 	fprintf(f, "const uint8_t cf_ages[%u][2] = {\n\t{0, 0},", u->nversions + 1);
-	for (unsigned i = 1; i <= u->nversions; i++)
-		fprintf(f, "%s{%u, %u},", i % 6 ? " " : "\n\t", u->vmajor[i], u->vminor[i]);
-	fprintf(f, "\n};\n");
+	per_version(f, u, "{%u, %u},", 6);
 	fprintf(f, "\nconst uint8_t cf_trie1[%u] = {", tr->n1);
 	for (unsigned i = 0; i < tr->n1; i++)
 		fprintf(f, "%s%u,", i % 16 ? " " : "\n\t", tr->l1[i]);
 	fprintf(f, "\n};\n");
 	fprintf(f, "\n/* Canonical encoding name of each age index. */\n");
 	fprintf(f, "const char *const cf_utf8_names[%u] = {\n\t0,", u->nversions + 1);
-	for (unsigned i = 1; i <= u->nversions; i++)
-		fprintf(f, "%s\"utf8-%u.%u.0\",", i % 5 ? " " : "\n\t", u->vmajor[i], u->vminor[i]);
-	fprintf(f, "\n};\n");
+	per_version(f, u, "\"utf8-%u.%u.0\",", 5);
 	array16(f, "cf_trie2", tr->l2, tr->n2);
 	array16(f, "cf_direct2", t->direct2, DIRECT2_COUNT);
 	array16(f, "cf_trie3", tr->l3, tr->n3);
@@ -100,8 +95,8 @@ static void emit_source(const struct ucd *u, const struct tables *t, FILE *f)
 
 void emit(const struct ucd *u, const struct tables *t, const char *outdir)
 {
-	FILE *h = create(outdir, "unicode_tables.h");
-	FILE *c = create(outdir, "unicode_tables.c");
+	FILE *h = open_in(outdir, "unicode_tables.h", "w");
+	FILE *c = open_in(outdir, "unicode_tables.c", "w");
 
 	emit_header(u, t, h);
 	emit_source(u, t, c);

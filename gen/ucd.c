@@ -20,15 +20,22 @@ void fatal(const char *fmt, ...)
 	exit(1);
 }
 
-FILE *ucd_open(struct ucd *u, const char *dir, const char *name)
+FILE *open_in(const char *dir, const char *name, const char *mode)
 {
 	char path[4096];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
+	f = fopen(path, mode);
 	if (!f)
-		fatal("cannot open %s", path);
+		fatal("cannot %s %s", *mode == 'w' ? "write" : "open", path);
+	return f;
+}
+
+FILE *ucd_open(struct ucd *u, const char *dir, const char *name)
+{
+	FILE *f = open_in(dir, name, "r");
+
 	if (u->nfiles == sizeof(u->files) / sizeof(u->files[0]))
 		fatal("too many input files");
 	u->files[u->nfiles].name = name;

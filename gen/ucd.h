@@ -42,6 +42,9 @@ FILE *ucd_open(struct ucd *u, const char *dir, const char *name);
 /* Full decomposition (fold = 0) or folding (fold = 1) of c; returns length. */
 int full_mapping(const struct ucd *u, uint32_t c, int fold, uint32_t *out);
 
+/* dir/name opened with fopen's mode; exits with a message on failure. */
+FILE *open_in(const char *dir, const char *name, const char *mode);
+
 /* Prints "mktables: " and the message, and exits 1. */
 _Noreturn void fatal(const char *fmt, ...);
 

@@ -92,31 +92,51 @@ static int choose_temp(int pfd, char *out, size_t size)
 	return -EEXIST;
 }
 
-/* Step 2: every entry of dfd into tfd, renamed as planned. */
-static int move_entries(struct cli_convert *c, int dfd, int tfd, const char *rel)
+/*
+ * each(c, dfd, rel, name, type, arg) for every entry of dfd (rel), in
+ * bytewise order, until one fails: its error, or reading's.
+ */
+static int each_entry(struct cli_convert *c, int dfd, const char *rel,
+		      int (*each)(struct cli_convert *c, int dfd, const char *rel,
+				  const char *name, unsigned char type, void *arg),
+		      void *arg)
 {
 	struct cli_dirlist l = { 0 };
 	int err = cli_dirlist_read(&l, dfd);
 
 	if (err)
 		return fail(c, rel, "reading", err);
-	for (size_t i = 0; !err && i < l.n; i++) {
-		const char *name = cli_dirlist_name(&l, i);
-		const char *to = cli_journal_renamed(c->j, rel, name);
-
-		if (renameat2(dfd, name, tfd, to ? to : name, RENAME_NOREPLACE) < 0) {
-			char *path = join(rel, name);
-
-			err = fail(c, path ? path : rel, "moving into the new directory", -errno);
-			free(path);
-			break;
-		}
-		step(c);
-		c->moved++;
-		cli_progress_update(&c->progress, c->moved, name);
-	}
+	for (size_t i = 0; !err && i < l.n; i++)
+		err = each(c, dfd, rel, cli_dirlist_name(&l, i), l.e[i].type, arg);
 	cli_dirlist_free(&l);
 	return err;
+}
+
+/* Step 2, one entry: into the new directory (*arg), renamed as planned. */
+static int move_entry(struct cli_convert *c, int dfd, const char *rel, const char *name,
+		      unsigned char type, void *arg)
+{
+	const char *to = cli_journal_renamed(c->j, rel, name);
+	int err;
+
+	(void)type;
+	if (renameat2(dfd, name, *(int *)arg, to ? to : name, RENAME_NOREPLACE) < 0) {
+		char *path = join(rel, name);
+
+		err = fail(c, path ? path : rel, "moving into the new directory", -errno);
+		free(path);
+		return err;
+	}
+	step(c);
+	c->moved++;
+	cli_progress_update(&c->progress, c->moved, name);
+	return 0;
+}
+
+/* Step 2: every entry of dfd into tfd, renamed as planned. */
+static int move_entries(struct cli_convert *c, int dfd, int tfd, const char *rel)
+{
+	return each_entry(c, dfd, rel, move_entry, &tfd);
 }
 
 /*
@@ -264,29 +284,29 @@ static int finish_interrupted(struct cli_convert *c)
 
 static int convert_tree(struct cli_convert *c, int pfd, const char *name, const char *rel);
 
+/* One entry of dfd (rel): converted if it is a directory. */
+static int convert_child(struct cli_convert *c, int dfd, const char *rel, const char *name,
+			 unsigned char type, void *arg)
+{
+	struct stat st;
+	char *sub;
+	int err;
+
+	(void)arg;
+	if (type != DT_DIR && type != DT_UNKNOWN)
+		return 0;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	sub = join(rel, name);
+	err = sub ? convert_tree(c, dfd, name, sub) : -ENOMEM;
+	free(sub);
+	return err;
+}
+
 /* The subdirectories of dfd (rel), in bytewise order. */
 static int convert_children(struct cli_convert *c, int dfd, const char *rel)
 {
-	struct cli_dirlist l = { 0 };
-	int err = cli_dirlist_read(&l, dfd);
-
-	if (err)
-		return fail(c, rel, "reading", err);
-	for (size_t i = 0; !err && i < l.n; i++) {
-		const char *name = cli_dirlist_name(&l, i);
-		char *sub;
-		struct stat st;
-
-		if (l.e[i].type != DT_DIR && l.e[i].type != DT_UNKNOWN)
-			continue;
-		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
-			continue;
-		sub = join(rel, name);
-		err = sub ? convert_tree(c, dfd, name, sub) : -ENOMEM;
-		free(sub);
-	}
-	cli_dirlist_free(&l);
-	return err;
+	return each_entry(c, dfd, rel, convert_child, NULL);
 }
 
 /* Before a child is replaced in dfd, dfd's own times go to the journal. */

@@ -87,27 +87,22 @@ void cli_ext4_report_misplaced(struct cli_ext4_report *r, const struct cli_ext4_
 {
 	r->misplaced++;
 	begin(r, d, "misplaced", true);
+	fputs(r->json ? ",\"entry\":" : "", r->f);
+	name(r, n);
+	fprintf(r->f, r->json ? ",\"block\":%u,\"hash\":\"%08x\"," : " in block %u, hash %08x",
+		lblk, hash);
+	if (leaf)
+		fprintf(r->f, r->json ? "\"range\":[\"%08llx\",\"%08llx\"]"
+				      : " outside the block's [%08llx, %08llx)",
+			(unsigned long long)leaf->lo, (unsigned long long)leaf->hi);
+	else
+		fputs(r->json ? "\"range\":null" : ", a block the index does not lead to", r->f);
 	if (r->json) {
-		fputs(",\"entry\":", r->f);
-		name(r, n);
-		fprintf(r->f, ",\"block\":%u,\"hash\":\"%08x\",", lblk, hash);
-		if (leaf)
-			fprintf(r->f, "\"range\":[\"%08llx\",\"%08llx\"]",
-				(unsigned long long)leaf->lo, (unsigned long long)leaf->hi);
-		else
-			fputs("\"range\":null", r->f);
 		fprintf(r->f, ",\"fits_other_policy\":%s,\"other_policy\":\"%s\"}",
 			other ? "true" : "false",
 			keep_ignorables ? "ignorables-kept" : "ignorables-stripped");
 		return;
 	}
-	name(r, n);
-	fprintf(r->f, " in block %u, hash %08x", lblk, hash);
-	if (leaf)
-		fprintf(r->f, " outside the block's [%08llx, %08llx)",
-			(unsigned long long)leaf->lo, (unsigned long long)leaf->hi);
-	else
-		fputs(", a block the index does not lead to", r->f);
 	if (other)
 		fprintf(r->f, "; fits with ignorables %s%s\n",
 			keep_ignorables ? "kept" : "stripped",

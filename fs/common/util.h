@@ -5,7 +5,10 @@
 #ifndef CFS_UTIL_H
 #define CFS_UTIL_H
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 
 /* The longest name a directory entry may have, as on ext4. */
 #define CFS_NAME_MAX 255
@@ -17,6 +20,24 @@
 static inline void fd_procpath(int fd, char buf[static 32])
 {
 	snprintf(buf, 32, "/proc/self/fd/%d", fd);
+}
+
+/*
+ * A listing of the directory dfd from its start, on a descriptor of its
+ * own: fdopendir takes the descriptor it is given and moves its offset,
+ * which dfd's other users must not see.  NULL with errno set on failure.
+ */
+static inline DIR *fd_opendir(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dp;
+
+	if (fd < 0)
+		return NULL;
+	dp = fdopendir(fd);
+	if (!dp)
+		close(fd);
+	return dp;
 }
 
 #endif /* CFS_UTIL_H */

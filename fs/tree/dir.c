@@ -472,18 +472,12 @@ int dir_set_times(struct cfs *fs, struct cfs_inode *dir, const struct timespec t
 /* 1 if dir has no entries but ".", ".." and our hidden files, 0 if it has. */
 int dir_is_empty(const struct cfs *fs, const struct cfs_inode *dir)
 {
+	DIR *dp = fd_opendir(dir->d->fd);
 	struct dirent *d;
-	int fd, empty = 1;
-	DIR *dp;
+	int empty = 1;
 
-	fd = openat(dir->d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (!dp)
 		return -errno;
-	dp = fdopendir(fd);
-	if (!dp) {
-		close(fd);
-		return -errno;
-	}
 	while (empty && (d = readdir(dp)) != NULL)
 		if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0 &&
 		    !dir_hides(fs, dir, d->d_name))

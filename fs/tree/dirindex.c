@@ -34,16 +34,15 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/lowlevel.h"
+#include "common/util.h"
 #include "tree/dirindex.h"
 #include "tree/super.h"
 
@@ -442,19 +441,13 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cf
 	size_t reachable = 0, size = 64;
 	struct dirent *d;
 	DIR *dp;
-	int fd;
 
 	clear(idx);
 	idx->collisions = idx->unreachable = 0;
 	idx->rebuilds++;
-	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	dp = fd_opendir(dfd);
+	if (!dp)
 		return -errno;
-	dp = fdopendir(fd);
-	if (!dp) {
-		close(fd);
-		return -errno;
-	}
 	idx->complete = true;
 	while ((d = readdir(dp)) != NULL) {
 		size_t len;

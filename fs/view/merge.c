@@ -153,6 +153,21 @@ uint32_t merge_add(struct merge *m, const struct cfs_names *nm, struct cfs_name 
 	return add_keyed(m, name, key_of(nm, name), layer, type, ino, flags);
 }
 
+/* The first entry of key's bucket; MERGE_NONE where there is none. */
+static uint32_t chain(const struct merge *m, uint64_t key)
+{
+	return m->nbuckets ? m->bucket[(uint32_t)key & (m->nbuckets - 1)] : MERGE_NONE;
+}
+
+/* Whether entry i is of name's group (key: name's hash). */
+static bool of_group(const struct merge *m, const struct cfs_names *nm, uint32_t i,
+		     const struct cfs_name *name, uint64_t key)
+{
+	const char *s = m->arena + m->e[i].name;
+
+	return m->e[i].hash == key && names_match(nm, CFS_FOLD, s, strlen(s), name->s, name->len);
+}
+
 /* Whether entry a goes before b as the one another spelling finds. */
 static bool before(const struct merge *m, uint32_t a, uint32_t b)
 {
@@ -180,14 +195,11 @@ static uint32_t group(const struct merge *m, const struct cfs_names *nm, struct 
 
 	if (whiteout)
 		*whiteout = MERGE_NONE;
-	if (!m->nbuckets)
-		return MERGE_NONE;
-	for (uint32_t i = m->bucket[(uint32_t)key & (m->nbuckets - 1)]; i != MERGE_NONE;
-	     i = m->e[i].next) {
+	for (uint32_t i = chain(m, key); i != MERGE_NONE; i = m->e[i].next) {
 		const struct merge_entry *e = &m->e[i];
 		const char *s = m->arena + e->name;
 
-		if (e->hash != key || !names_match(nm, CFS_FOLD, s, strlen(s), name->s, name->len))
+		if (!of_group(m, nm, i, name, key))
 			continue;
 		if (e->flags & MERGE_WHITEOUT) {
 			if (whiteout && (*whiteout == MERGE_NONE || e->layer < m->e[*whiteout].layer ||
@@ -219,15 +231,11 @@ static uint32_t cover(struct merge *m, const struct cfs_names *nm, struct cfs_na
 {
 	uint32_t best = MERGE_NONE, exact = MERGE_NONE;
 
-	if (!m->nbuckets)
-		return MERGE_NONE;
-	for (uint32_t i = m->bucket[(uint32_t)key & (m->nbuckets - 1)]; i != MERGE_NONE;
-	     i = m->e[i].next) {
+	for (uint32_t i = chain(m, key); i != MERGE_NONE; i = m->e[i].next) {
 		const struct merge_entry *e = &m->e[i];
 		const char *s = m->arena + e->name;
 
-		if (e->hash != key || e->layer >= layer ||
-		    !names_match(nm, CFS_FOLD, s, strlen(s), name->s, name->len))
+		if (e->layer >= layer || !of_group(m, nm, i, name, key))
 			continue;
 		m->e[i].flags |= MERGE_COVERS;
 		if (strcmp(s, name->s) == 0)
