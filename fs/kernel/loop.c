@@ -13,7 +13,8 @@
  *
  * The main thread answers INIT, then waits for a signal: SIGINT, SIGTERM
  * or SIGHUP from outside, SIGUSR1 from a worker that saw the session end
- * (ENODEV: unmounted).  It then cancels the workers, which accept
+ * (ENODEV: unmounted).  It then runs the session's ending hook while the
+ * workers still answer (session.h), and cancels the workers, which accept
  * cancellation only while waiting in read.
  */
 #include <errno.h>
@@ -153,6 +154,12 @@ static int serve_init(struct fk_session *se)
 	return r;
 }
 
+static void ending(struct fk_session *se)
+{
+	if (se->opt.ending)
+		se->opt.ending(se->opt.ending_arg);
+}
+
 int fk_session_loop(struct fk_session *se)
 {
 	struct fk_worker *w;
@@ -161,12 +168,16 @@ int fk_session_loop(struct fk_session *se)
 
 	se->main_thread = pthread_self();  /* after fuse_daemonize's fork */
 	r = serve_init(se);
-	if (r != 0)
+	if (r == 0) {
+		spawn(se);
+		if (se->nworkers == 0) {
+			fprintf(stderr, "casefoldfs: cannot start a worker thread\n");
+			r = -1;
+		}
+	}
+	if (r != 0) {
+		ending(se);
 		return r < 0 ? 1 : 0;
-	spawn(se);
-	if (se->nworkers == 0) {
-		fprintf(stderr, "casefoldfs: cannot start a worker thread\n");
-		return 1;
 	}
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
@@ -175,6 +186,7 @@ int fk_session_loop(struct fk_session *se)
 	sigaddset(&stop, SIGUSR1);
 	while (sigwait(&stop, &sig) != 0 || (sig == SIGUSR1 && !atomic_load(&se->ended)))
 		;
+	ending(se);
 	/* No worker joins the pool once ended is set (spawn checks it under the lock). */
 	atomic_store(&se->ended, 1);
 	pthread_mutex_lock(&se->lock);

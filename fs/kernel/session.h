@@ -17,6 +17,15 @@ struct fk_options {
 	bool passthrough;          /* offer FUSE_PASSTHROUGH (needs CAP_SYS_ADMIN) */
 	unsigned request_timeout;  /* seconds, 0: none asked */
 	bool debug;                /* -d: every request on stderr, as libfuse logged it */
+	/*
+	 * Called on the main thread once the session is to end, while the
+	 * workers still answer (NULL: nothing).  What sends notifications
+	 * outside requests must stop here, not after the workers: a
+	 * notify_inval_entry waits for the directory's lock, which a LOOKUP
+	 * still queued in the kernel holds, and only a worker can answer it.
+	 */
+	void (*ending)(void *arg);
+	void *ending_arg;
 };
 
 struct fk_worker;

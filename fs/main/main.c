@@ -392,6 +392,12 @@ struct daemon {
 	struct cfs *fs;              /* a tree: its watcher runs beside; else NULL */
 };
 
+/* The watcher stops while the workers still answer (fs/kernel/session.h). */
+static void stop_watcher(void *fs)
+{
+	notice_stop(fs);
+}
+
 /*
  * libfuse mounts (fs/kernel/mount.h); fs/kernel serves.  libfuse's pool
  * was 10 workers by default, and any backing call that blocks (a lease
@@ -415,6 +421,10 @@ static int run_session(const struct daemon *dm, struct fuse_args *args,
 	struct fk_session *se;
 	int fd, ret;
 
+	if (dm->fs) {
+		opt.ending = stop_watcher;
+		opt.ending_arg = dm->fs;
+	}
 	if (co->max_threads == 10)  /* libfuse's default: not given */
 		co->max_threads = MAX_THREADS_DEFAULT;
 	opt.max_threads = co->singlethread ? 1 : co->max_threads;
@@ -438,8 +448,6 @@ static int run_session(const struct daemon *dm, struct fuse_args *args,
 		fuse_log(FUSE_LOG_ERR, "casefoldfs: cannot start the watcher thread: changes "
 			 "behind our back may go unseen\n");
 	ret = fk_session_loop(se);
-	if (dm->fs)
-		notice_stop(dm->fs);
 	fk_unmount(lse);
 	fk_session_destroy(se);
 	return ret;

@@ -27,7 +27,7 @@ fi
 # random operations), convert/crash (long; convert/basic and refusals cover
 # a user's convert), differential (a VM); those that stage two users or
 # need root's powers themselves (deep, export, heldfds, kernelopens,
-# logflood, nested, stall, trustedlist, watchstall, watchlimit, overlay_create, overlay_stall) and requests (the
+# logflood, nested, stall, stopstall, trustedlist, watchstall, watchlimit, overlay_create, overlay_stall) and requests (the
 # speed issue's).  The rest of the suites a user can run are in
 # unprivileged_more.sh: each run stays within tests/run's 900 s.
 suites="fs/lookup fs/reserved fs/version fs/indexmem fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/behind fs/unreported fs/killed
