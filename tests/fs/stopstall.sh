@@ -12,8 +12,8 @@
 # daemon within 20 s (it took 2-3 s on a quiet 2-core machine); root's
 # daemon (fanotify), then a user's (inotify), each attacked by another user.
 set -u
+CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
 . "$(dirname "$0")/attack.sh"
-[ -z "$CF_UNPRIV" ] || skip "root sets the stage for two users here"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"
 names=100000 rounds=3 limit_s=20

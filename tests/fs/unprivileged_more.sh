@@ -4,6 +4,7 @@
 # run, split off so that each half stays within tests/run's 900 s.
 CF_UNPRIV_SUITES=${CF_UNPRIV_SUITES:-"fs/overlay_copyup fs/overlay_links fs/overlay_twins fs/overlay_inodes
 	fs/case_rename fs/clientopts fs/coherence fs/fsxattr fs/messages fs/nfs fs/pathlocators
-	fs/proton fs/reuse fs/variants clients/wine convert/basic convert/collisions convert/refusals"}
+	fs/proton fs/variants clients/wine convert/basic convert/collisions convert/refusals
+	fs/overlay_model fs/stress"}
 export CF_UNPRIV_SUITES
 exec "$(dirname "$0")/unprivileged.sh" "$@"
