@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* The longest name a directory entry may have, as on ext4. */
@@ -20,6 +21,17 @@
 static inline void fd_procpath(int fd, char buf[static 32])
 {
 	snprintf(buf, 32, "/proc/self/fd/%d", fd);
+}
+
+/* Open files take descriptors beyond the cache's: allow as many as we may. */
+static inline void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 /*

@@ -1,0 +1,69 @@
+/*
+ * An overlay view's mount, set up (main.c chooses the mode): the layers
+ * opened and checked, the naming rule, the view's nodes.  What can be
+ * refused is refused here, before mounting, with a message.
+ */
+#include <limits.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <sys/random.h>
+
+#include "common/caps.h"
+#include "common/util.h"
+#include "view/mount.h"
+#include "view/ops.h"
+
+/* Nothing changes a view's layers behind its back: answers keep a day. */
+#define VIEW_TIMEOUT 86400.0
+
+static void view_attach(void *data, struct fk_session *se)
+{
+	struct view *v = data;
+
+	v->dentries.se = se;
+}
+
+static void view_teardown(void *data)
+{
+	view_destroy(data);
+}
+
+/* The daemon's one view. */
+static struct view the_view;
+
+int view_mount(const struct view_args *a, struct cfs_mode *mode)
+{
+	struct view *v = &the_view;
+	uint64_t key[2];
+	char err[PATH_MAX * 2 + 128];
+
+	if (layers_open(&v->layers, a->lowerdir, a->upperdir, a->workdir, a->mountpoint,
+			err, sizeof(err)) < 0) {
+		fprintf(stderr, "casefoldfs: %s\n", err);
+		return -1;
+	}
+	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key) ||
+	    names_init(&v->names, a->encoding ? a->encoding : "utf8-12.1.0", a->strict,
+		       a->keep_ignorables, false, key) < 0) {
+		fprintf(stderr, "casefoldfs: encoding %s: unknown\n",
+			a->encoding ? a->encoding : "utf8-12.1.0");
+		layers_close(&v->layers);
+		return -1;
+	}
+	v->can_chown = caps_have(CAP_CHOWN);
+	v->timeout = VIEW_TIMEOUT;
+	dent_init(&v->dentries, a->noepoch);
+	if (view_init(v) < 0) {
+		fprintf(stderr, "casefoldfs: cannot set up the view: out of memory\n");
+		view_destroy(v);
+		return -1;
+	}
+	raise_fd_limit();
+	/* No passthrough: a view's files may move up a layer while open
+	 * (copy-up), and the daemon serves their data, which then follows. */
+	*mode = (struct cfs_mode){
+		.ops = ovl_table(), .data = v, .fsname = a->label ? a->label : "overlay",
+		.attach = view_attach, .destroy = view_teardown,
+	};
+	return 0;
+}
