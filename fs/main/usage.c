@@ -98,12 +98,12 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "at mount time)" },
 	{ "lowerdir", "DIR[:DIR...]",
 	  "mount an overlay view instead of BACKING: one\n"
-	  "case-insensitive tree over these trees, top first\n"
+	  "case-insensitive tree over these layers, top first\n"
 	  "(as for overlayfs; \\: in a path is a colon).\n"
 	  "They are read only; names equal under folding are\n"
 	  "one entry, directories merge, the top file wins" },
 	{ "upperdir", "DIR",
-	  "the view's writable tree: what is written, made\n"
+	  "the view's writable layer: what is written, made\n"
 	  "or removed through the view lands there (copies of\n"
 	  "lower files, whiteouts); without it the view is\n"
 	  "read-only" },
@@ -139,7 +139,7 @@ const char *const cfs_usage_notes[] = {
 	"cover), or cache timeout (within -o timeout seconds).",
 	"An overlay view: casefoldfs -o lowerdir=MOD2:MOD1:GAME,upperdir=U,workdir=W\n"
 	"[overlay] MOUNTPOINT.  Every directory of the view is case-insensitive\n"
-	"under casefold=ENCODING; the trees need no flags and may be on any\n"
+	"under casefold=ENCODING; the layers need no flags and may be on any\n"
 	"filesystems, but must not change while the view is mounted.  Whiteouts\n"
 	"and opaque directories are overlayfs's (user.overlay.* xattrs).",
 	"Without -f the daemon detaches and logs to syslog (journalctl -t casefoldfs,\n"

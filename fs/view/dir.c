@@ -1,9 +1,9 @@
 /*
  * An overlay view's names: lookups and listings from the merged indexes,
- * and every change to names, made in the upper tree (upper.c) and then in
+ * and every change to names, made in the upper layer (upper.c) and then in
  * the index, under the directory's change lock.  The dentry rule is the
- * tree's (dentries.c): the whole view folds, so every directory records
- * what it handed out, under the tree lock that also guards the index, so
+ * tree mode's (dentries.c): the whole view folds, so every directory records
+ * what it handed out, under the node lock that also guards the index, so
  * that a lookup's answer and a change's bump are ordered.
  */
 #include <dirent.h>
@@ -49,7 +49,7 @@ static struct view_node *find_node(struct view *v, struct view_node *dir, struct
 	struct view_node *n = NULL;
 	uint32_t idx;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	idx = merge_find(dir->d->index, &v->names, cn, NULL);
 	if (idx == MERGE_NONE) {
 		*ttl = dent_negative(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, cn) ?
@@ -59,7 +59,7 @@ static struct view_node *find_node(struct view *v, struct view_node *dir, struct
 		*ttl = dent_positive(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, cn,
 				     n->name) ? v->timeout : 0.0;
 	}
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	return n;
 }
 
@@ -157,7 +157,7 @@ static void list(fk_req_t req, fk_ino_t ino, size_t size, off_t off, bool plus)
 		struct stat shown;
 		off_t next;
 
-		pthread_mutex_lock(&v->lock);
+		pthread_mutex_lock(&v->node_lock);
 		if (off < 2) {
 			snprintf(name, sizeof(name), "%s", off == 0 ? "." : "..");
 			e.attr.st_ino = off == 0 ? dir->ino : 1;
@@ -171,7 +171,7 @@ static void list(fk_req_t req, fk_ino_t ino, size_t size, off_t off, bool plus)
 			if (plus && me->type == DT_DIR && (n = view_child(v, dir, idx)))
 				n->nlookup++;
 		}
-		pthread_mutex_unlock(&v->lock);
+		pthread_mutex_unlock(&v->node_lock);
 		if (off >= 2 && idx == MERGE_NONE)
 			break;
 		next = idx == MERGE_NONE ? off + 1 : (off_t)idx + 3;
@@ -278,7 +278,7 @@ static int inherit_group(struct view *v, struct view_node *dir, gid_t *gid, mode
 /*
  * Makes name in dir: the object whole in the work directory, then moved
  * into place over the group's whiteout, then entered in the index.  A
- * directory made where a lower tree had one of the group is opaque.
+ * directory made where a lower layer had one of the group is opaque.
  */
 static int make(struct view *v, fk_req_t req, struct view_node *dir, const char *name,
 		struct made *m, struct view_node **out)
@@ -300,11 +300,11 @@ static int make(struct view *v, fk_req_t req, struct view_node *dir, const char 
 	    (r = inherit_group(v, dir, &gid, &m->mode)) < 0)
 		return r;
 	pthread_mutex_lock(&dir->d->change);
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	idx = merge_find(dir->d->index, &v->names, &cn, &wh);
 	if (wh != MERGE_NONE && merge_entry(dir->d->index, wh)->layer == 0)
 		flags = MERGE_COVERS | (isdir ? MERGE_OPAQUE | MERGE_CLOSED : 0);
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	r = idx != MERGE_NONE ? -EEXIST : 0;
 	upper_temp(tmp);
 	if (r == 0 && (r = make_object(v, tmp, m)) == 0 &&
@@ -320,7 +320,7 @@ static int make(struct view *v, fk_req_t req, struct view_node *dir, const char 
 		pthread_mutex_unlock(&dir->d->change);
 		return r;
 	}
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	idx = merge_add(dir->d->index, &v->names, &cn, 0, IFTODT(st.st_mode),
 			layer_ino(&v->layers, 0, st.st_ino), flags);
 	*out = idx == MERGE_NONE ? NULL : m->linked ? m->linked : view_child(v, dir, idx);
@@ -329,7 +329,7 @@ static int make(struct view *v, fk_req_t req, struct view_node *dir, const char 
 		(*out)->linked |= m->linked != NULL;
 	}
 	dent_created(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, &cn);
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	pthread_mutex_unlock(&dir->d->change);
 	return *out ? 0 : -ENOMEM;
 }
@@ -405,7 +405,7 @@ void ovl_create(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode,
 }
 
 /*
- * A hard link of a lower file links its copy in the upper tree.  The
+ * A hard link of a lower file links its copy in the upper layer.  The
  * kernel is answered with the source's node, as for any link, so that both
  * names are one inode to it; a later lookup of the new name, once the
  * kernel forgets it, gets a node of its own (see ovl_attr_ttl).
@@ -429,7 +429,7 @@ void ovl_link(fk_req_t req, fk_ino_t ino, fk_ino_t newparent, const char *newnam
 	reply_made(req, v, n, r);
 }
 
-/* A shown entry, as read under the tree lock. */
+/* A shown entry, as read under the node lock. */
 struct found {
 	uint32_t idx;              /* MERGE_NONE: nothing shown */
 	uint32_t whiteout;         /* the group's whiteout, or MERGE_NONE */
@@ -446,7 +446,7 @@ static void find_entry(struct view *v, struct view_node *dir, struct cfs_name *c
 {
 	const struct merge_entry *e;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	f->idx = merge_find(dir->d->index, &v->names, cn, &f->whiteout);
 	if (f->idx != MERGE_NONE) {
 		e = merge_entry(dir->d->index, f->idx);
@@ -457,7 +457,7 @@ static void find_entry(struct view *v, struct view_node *dir, struct cfs_name *c
 		f->twins = merge_twin(dir->d->index, &v->names, f->idx, MERGE_NONE) != MERGE_NONE;
 		snprintf(f->stored, sizeof(f->stored), "%s", merge_name(dir->d->index, f->idx));
 	}
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 }
 
 /*
@@ -473,22 +473,22 @@ static void keep_object(struct view *v, struct view_node *dir, uint32_t idx)
 	struct view_node *n;
 	int fd;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	n = merge_entry(dir->d->index, idx)->node;
 	if (n && (n->d || n->kept >= 0 || !(n->opens || n->linked)))
 		n = NULL;
 	if (n)
 		n->nlookup++;  /* held across the open */
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	if (!n)
 		return;
 	fd = view_open(v, n, O_PATH | O_NOFOLLOW);
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	if (fd >= 0 && n->kept < 0) {
 		n->kept = fd;
 		fd = -1;
 	}
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	if (fd >= 0)
 		close(fd);
 	view_forget(v, n, 1);
@@ -510,7 +510,7 @@ static void forget_entry(struct view_node *dir, uint32_t idx, bool whiteout)
 /*
  * Before a change to the lower entry f of dir that has fold-equal twins:
  * the whole group is copied up (upper.c, raise_group), so that what the
- * change leaves in the upper tree names only f.
+ * change leaves in the upper layer names only f.
  */
 static int raise_twins(struct view *v, struct view_node *dir, const struct found *f)
 {
@@ -519,11 +519,11 @@ static int raise_twins(struct view *v, struct view_node *dir, const struct found
 
 	if (f->idx == MERGE_NONE || !f->twins || f->layer == 0)
 		return 0;
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	n = view_child(v, dir, f->idx);
 	if (n)
 		n->nlookup++;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	if (!n)
 		return -ENOMEM;
 	r = n->d ? upper_dir(v, n) : upper_copy(v, n);
@@ -541,17 +541,17 @@ static int check_empty(struct view *v, struct view_node *dir, const struct found
 	bool empty;
 	int r;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	*child = view_child(v, dir, f->idx);
 	if (*child)
 		(*child)->nlookup++;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	if (!*child)
 		return -ENOMEM;
 	if ((r = view_index(v, *child)) == 0) {
-		pthread_mutex_lock(&v->lock);
+		pthread_mutex_lock(&v->node_lock);
 		empty = merge_empty((*child)->d->index);
-		pthread_mutex_unlock(&v->lock);
+		pthread_mutex_unlock(&v->node_lock);
 		r = empty ? 0 : -ENOTEMPTY;
 	}
 	if (r < 0)
@@ -580,10 +580,10 @@ static int remove_entry(struct view *v, struct view_node *dir, struct cfs_name *
 		r = upper_discard(v, dir, f->stored, isdir);
 	if (r < 0)
 		return r;
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	forget_entry(dir, f->idx, wh);
 	dent_removed(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, cn, f->stored);
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	return 0;
 }
 
@@ -656,7 +656,7 @@ static bool source_whiteout(const struct move *mv)
 	return (mv->s.flags & MERGE_COVERS) && !mv->twins;
 }
 
-/* Whether the destination's group covers something below the upper tree. */
+/* Whether the destination's group covers something below the upper layer. */
 static bool dest_covers(const struct move *mv)
 {
 	const struct found *d = &mv->d;
@@ -676,7 +676,7 @@ static bool same_file(int adir, const char *a, int bdir, const char *b)
 }
 
 /*
- * The upper tree's part of a rename (both change locks held): 0, 1 when
+ * The upper layer's part of a rename (both change locks held): 0, 1 when
  * there is nothing to do (two links of one file), or -errno.
  */
 static int move_upper(struct view *v, struct move *mv, const char *to)
@@ -687,10 +687,10 @@ static int move_upper(struct view *v, struct move *mv, const char *to)
 	char old[CFS_NAME_MAX + 8] = "";
 	int spfd, dpfd, r = 0;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	if (d->whiteout != MERGE_NONE && merge_entry(mv->dst->d->index, d->whiteout)->layer == 0)
 		merge_stored(mv->dst->d->index, d->whiteout, old, sizeof(old));
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	spfd = upper_open(v, mv->src);
 	dpfd = spfd < 0 ? spfd : upper_open(v, mv->dst);
 	if (dpfd < 0) {
@@ -720,7 +720,7 @@ static int move_upper(struct view *v, struct move *mv, const char *to)
 	return r;
 }
 
-/* The index's part of a rename, and the node's (tree lock held). */
+/* The index's part of a rename, and the node's (node lock held). */
 static int move_index(struct view *v, struct move *mv, const char *to)
 {
 	struct merge *sm = mv->src->d->index, *dm = mv->dst->d->index;
@@ -826,11 +826,11 @@ static int rename_names(struct view *v, struct move *mv, unsigned flags)
 		return 0;
 	if ((r = move_check(v, mv, flags, &victim)) < 0)
 		return r;
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	mv->node = view_child(v, mv->src, mv->s.idx);
 	if (mv->node)
 		mv->node->nlookup++;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	r = mv->node ? 0 : -ENOMEM;
 	if (r == 0 && mv->s.layer != 0)
 		r = upper_copy(v, mv->node);
@@ -847,9 +847,9 @@ static int rename_names(struct view *v, struct move *mv, unsigned flags)
 		if (r == 1)
 			r = 0;
 		else if (r == 0) {
-			pthread_mutex_lock(&v->lock);
+			pthread_mutex_lock(&v->node_lock);
 			r = move_index(v, mv, to);
-			pthread_mutex_unlock(&v->lock);
+			pthread_mutex_unlock(&v->node_lock);
 		}
 		view_unlock2(mv->src, mv->dst);
 	}

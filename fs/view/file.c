@@ -1,7 +1,7 @@
 /*
  * An overlay view's objects: attributes, data and extended attributes.
  * Reading is done where the object lies; anything that writes to an object
- * of a lower tree copies it up first (upper.c), as overlayfs does.
+ * of a lower layer copies it up first (upper.c), as overlayfs does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include "common/xattrs.h"
 #include "view/ops.h"
 
-/* Copies n up (a directory: makes sure the upper tree has it). */
+/* Copies n up (a directory: makes sure the upper layer has it). */
 static int raise_up(struct view *v, struct view_node *n)
 {
 	if (!v->layers.upper)
@@ -138,7 +138,7 @@ void ovl_readlink(fk_req_t req, fk_ino_t ino)
 
 /*
  * An open for writing copies the file up first.  Nothing but the view
- * changes the trees, so the kernel keeps the file's pages across opens —
+ * changes the layers, so the kernel keeps the file's pages across opens —
  * but for a file with several links, whose other names are other nodes.
  */
 void ovl_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
@@ -195,7 +195,7 @@ void ovl_fsync(fk_req_t req, fk_ino_t ino, int datasync, struct fk_file_info *fi
 	fk_reply_err(req, (datasync ? fdatasync(fd) : fsync(fd)) < 0 ? errno : 0);
 }
 
-/* The view's space is the upper tree's, or the top tree's. */
+/* The view's space is the upper layer's, or the top layer's. */
 void ovl_statfs(fk_req_t req, fk_ino_t ino)
 {
 	struct view *v = view_of(req);

@@ -1,6 +1,6 @@
 /*
- * Opening the trees of an overlay view, refusing layer lists that cannot
- * work, and reaching an object inside one tree without leaving it.
+ * Opening the layers of an overlay view, refusing layer lists that cannot
+ * work, and reaching an object inside one layer without leaving it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,11 +29,11 @@ static int say(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /*
- * The next tree of a lowerdir list, as overlayfs reads it: trees are
+ * The next layer of a lowerdir list, as overlayfs reads it: layers are
  * separated by ':', and "\:" and "\\" stand for ':' and '\' in a path.
  * Returns the path (allocated) and advances *list; NULL at the end.
  */
-static char *next_tree(const char **list)
+static char *next_layer(const char **list)
 {
 	const char *s = *list;
 	char *out, *o;
@@ -53,7 +53,7 @@ static char *next_tree(const char **list)
 	return out;
 }
 
-/* Adds the tree at path (taking it) as the next layer. */
+/* Adds the directory at path (taking it) as the next layer. */
 static int add_layer(struct layers *ls, char *path, char *err, size_t errlen)
 {
 	struct layer *l;
@@ -63,7 +63,7 @@ static int add_layer(struct layers *ls, char *path, char *err, size_t errlen)
 
 	if (ls->n == LAYERS_MAX) {
 		free(path);
-		return say(err, errlen, "more than %d trees", LAYERS_MAX);
+		return say(err, errlen, "more than %d layers", LAYERS_MAX);
 	}
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -76,7 +76,7 @@ static int add_layer(struct layers *ls, char *path, char *err, size_t errlen)
 	l = &ls->l[ls->n++];
 	*l = (struct layer){ .fd = fd, .dev = st.st_dev, .path = path };
 	/* Filesystems numbered in order of appearance: inode numbers stay
-	 * unique across trees on different filesystems (layer_ino). */
+	 * unique across layers on different filesystems (layer_ino). */
 	for (i = 0; i + 1 < ls->n && ls->l[i].dev != st.st_dev; i++)
 		;
 	l->dev_index = i + 1 < ls->n ? ls->l[i].dev_index : ls->devs++;
@@ -94,7 +94,7 @@ static bool inside(const char *a, const char *b)
 }
 
 /*
- * Layers that contain one another, or the mount point, would show a tree
+ * Layers that contain one another, or the mount point, would show a layer
  * twice or through itself (a lookup into the mount point from inside the
  * daemon would wait on itself): refused, as overlayfs refuses overlapping
  * layers.
@@ -123,7 +123,7 @@ static int check_overlap(struct layers *ls, const char *workdir, const char *mou
 		}
 		for (j = 0; j < i && r == 0; j++)
 			if (inside(real[i], real[j]) || inside(real[j], real[i]))
-				r = say(err, errlen, "%s and %s overlap: no tree of a view may "
+				r = say(err, errlen, "%s and %s overlap: no layer of a view may "
 					"lie inside another, the work directory or the mount point",
 					real[j], real[i]);
 	}
@@ -145,7 +145,7 @@ static int open_work(struct layers *ls, const char *workdir, char *err, size_t e
 		return say(err, errlen, "workdir %s: %s", workdir, strerror(errno));
 	if (fstat(wfd, &st) < 0 || st.st_dev != ls->l[0].dev) {
 		close(wfd);
-		return say(err, errlen, "workdir %s is not on the upper tree's filesystem",
+		return say(err, errlen, "workdir %s is not on the upper layer's filesystem",
 			   workdir);
 	}
 	if (mkdirat(wfd, "work", 0700) < 0 && errno != EEXIST) {
@@ -168,8 +168,8 @@ static int open_work(struct layers *ls, const char *workdir, char *err, size_t e
 }
 
 /*
- * Opens the view's trees: upperdir (if any) as layer 0, then lowerdir's
- * trees top first.  On failure err says why, and nothing stays open.
+ * Opens the view's layers: upperdir (if any) as layer 0, then lowerdir's
+ * layers top first.  On failure err says why, and nothing stays open.
  */
 int layers_open(struct layers *ls, const char *lowerdir, const char *upperdir,
 		const char *workdir, const char *mountpoint, char *err, size_t errlen)
@@ -194,11 +194,11 @@ int layers_open(struct layers *ls, const char *lowerdir, const char *upperdir,
 			goto fail;
 		ls->upper = true;
 	}
-	while ((path = next_tree(&list)))
+	while ((path = next_layer(&list)))
 		if (add_layer(ls, path, err, errlen) < 0)
 			goto fail;
 	if (ls->n == (unsigned)ls->upper) {
-		say(err, errlen, "lowerdir names no tree");
+		say(err, errlen, "lowerdir names no layer");
 		goto fail;
 	}
 	if (check_overlap(ls, upperdir ? workdir : NULL, mountpoint, err, errlen) < 0)
@@ -224,11 +224,11 @@ void layers_close(struct layers *ls)
 }
 
 /*
- * Opens path (relative, "" for the root) inside one tree.  The kernel
- * resolves it beneath the tree's root and follows no symbolic link on the
+ * Opens path (relative, "" for the root) inside one layer.  The kernel
+ * resolves it beneath the layer's root and follows no symbolic link on the
  * way (an O_PATH|O_NOFOLLOW open of a link returns the link itself), so no
- * name in any tree, changed or not, can lead outside it; nor into a
- * filesystem mounted inside it (EXDEV), as overlayfs, which sees a tree's
+ * name in any layer, changed or not, can lead outside it; nor into a
+ * filesystem mounted inside it (EXDEV), as overlayfs, which sees a layer's
  * own filesystem only: a FUSE filesystem a user mounted there could leave
  * every call unanswered and hold the worker making it (issue 33).
  */

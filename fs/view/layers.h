@@ -1,8 +1,8 @@
 /*
- * The trees of an overlay view (fs/README.md, "Overlay views"): the
- * writable upper tree and its work directory, the read-only lower trees,
+ * The layers of an overlay view (fs/README.md, "Overlay views"): the
+ * writable upper layer and its work directory, the read-only lower layers,
  * and overlayfs's markers in them (layers.c: opening and checking the
- * trees, and reaching an object inside one without leaving it; markers.c:
+ * layers, and reaching an object inside one without leaving it; markers.c:
  * whiteouts and opaque directories).  Nothing here knows of names' rules,
  * nodes or FUSE.
  */
@@ -14,12 +14,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The most trees one view stacks (a layer number fits 16 bits). */
+/* The most layers one view stacks (a layer number fits 16 bits). */
 #define LAYERS_MAX 4096
 
-/* One tree: layer 0 is the upper tree when the view has one. */
+/* One layer: layer 0 is the upper layer when the view has one. */
 struct layer {
-	int fd;             /* the tree's root, O_PATH */
+	int fd;             /* the layer's root, O_PATH */
 	dev_t dev;
 	unsigned dev_index; /* which of the view's distinct filesystems */
 	char *path;

@@ -8,7 +8,7 @@
  * view writes only what any user can: device 0/0 whiteouts, which Linux
  * lets unprivileged users make since 5.8, and user.overlay.opaque.
  *
- * Read too, so that an upper tree fuse-overlayfs wrote can be stacked:
+ * Read too, so that an upper layer fuse-overlayfs wrote can be stacked:
  * its user.fuseoverlayfs.opaque, and the aufs/OCI files it falls back to,
  * ".wh.NAME" (NAME is whited out) and ".wh..wh..opq" (the directory is
  * opaque).

@@ -2,17 +2,17 @@
  * A directory's merged index.  Entries live in one array (an entry's index
  * is its readdir offset, so offsets stay valid as entries come and go),
  * chained by bucket of the fold rule's hash; spellings live in one arena.
- * Names equal under the fold rule form a group.  How trees merge, as
+ * Names equal under the fold rule form a group.  How layers merge, as
  * overlayfs merges them but by group rather than by exact name:
- *  - the first tree (top first) holding a name of a group gives the entry
+ *  - the first layer (top first) holding a name of a group gives the entry
  *    the view shows; a whiteout there hides the group below;
  *  - a name below is hidden (or merged) by the entry above of its very
- *    spelling, else by the top tree's smallest spelling (cover());
+ *    spelling, else by the top layer's smallest spelling (cover());
  *  - a directory below a directory that is not opaque is merged into it,
- *    until a tree holds a non-directory or whiteout of the group (or an
+ *    until a layer holds a non-directory or whiteout of the group (or an
  *    opaque directory, which its own build sees): the entry is closed;
- *  - names of one group inside one tree's directory stay separate entries,
- *    each reachable by its exact spelling (as in a plain casefolded tree).
+ *  - names of one group inside one layer's directory stay separate entries,
+ *    each reachable by its exact spelling (as in a tree's +F directory).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,8 +26,8 @@
 #include "view/merge.h"
 
 struct merge_part {
-	uint32_t name;    /* the directory's spelling in its tree */
-	uint32_t next;    /* the next tree down, or MERGE_NONE */
+	uint32_t name;    /* the directory's spelling in its layer */
+	uint32_t next;    /* the next layer down, or MERGE_NONE */
 	uint16_t layer;
 };
 
@@ -41,7 +41,7 @@ struct merge {
 	uint32_t np, pcap;
 	char *arena;
 	size_t alen, acap;
-	unsigned top_layer;        /* the first tree read */
+	unsigned top_layer;        /* the first layer read */
 };
 
 struct merge *merge_new(void)
@@ -182,9 +182,9 @@ static bool before(const struct merge *m, uint32_t a, uint32_t b)
 
 /*
  * The group of name: the entry its exact spelling names if shown, else the
- * one another spelling finds — the top tree's, and within one tree's
+ * one another spelling finds — the top layer's, and within one layer's
  * directory the bytewise smallest spelling; whiteouts only when the group
- * has nothing else (*whiteout: the group's whiteout in the top tree, of
+ * has nothing else (*whiteout: the group's whiteout in the top layer, of
  * name's very spelling if it has several there — a kill can leave more
  * than one, upper.c — so that what is placed at name replaces that one).
  */
@@ -215,14 +215,14 @@ static uint32_t group(const struct merge *m, const struct cfs_names *nm, struct 
 }
 
 /*
- * The entry of the trees above layer that hides (or merges) name, a name of
+ * The entry of the layers above layer that hides (or merges) name, a name of
  * layer's directory: the one of its very spelling, shown or a whiteout,
- * else the top tree's bytewise smallest of the group, whiteouts included;
- * MERGE_NONE if no tree above holds the group.  Exact spellings first is
+ * else the top layer's bytewise smallest of the group, whiteouts included;
+ * MERGE_NONE if no layer above holds the group.  Exact spellings first is
  * what keeps fold-equal twins of one lower directory apart once the view
  * has copied them up or whited one out (fs/README.md, "the rule for
  * twins"); the smallest spelling is the one that hid the group when the
- * top tree's names were all lower ones.  Every entry of the group above
+ * top layer's names were all lower ones.  Every entry of the group above
  * is marked as covering: removing any of them needs a whiteout, as the
  * live index says of every name made or copied where the group had one.
  */
@@ -301,7 +301,7 @@ static int add_part(struct merge *m, uint32_t idx, unsigned layer, const char *s
  * is the opaque marker file, else 0 or -errno.
  */
 /*
- * Whether the top tree's directory name (in topfd) is opaque: then it
+ * Whether the top layer's directory name (in topfd) is opaque: then it
  * hides, not merges, the directories below, and keeps its own inode
  * number — an upper directory made where a lower one was removed, or moved
  * over one, live and after a remount alike.
@@ -365,7 +365,7 @@ static int read_one(struct merge *m, const struct cfs_names *nm, const struct la
  * that one is read).  Returns 1 if it is opaque (no layer
  * further down merges into it), 0, or -errno.  The listing is read with
  * getdents64 straight into one buffer: a merge reads one directory per
- * tree, so each system call saved is saved hundreds of times.
+ * layer, so each system call saved is saved hundreds of times.
  */
 int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
 	       unsigned layer, int dirfd, int topfd)
@@ -409,7 +409,7 @@ void merge_remove(struct merge *m, uint32_t idx)
 }
 
 /*
- * Entry idx was copied up: the upper tree shows it now, over what it
+ * Entry idx was copied up: the upper layer shows it now, over what it
  * showed before (a directory's old top becomes its first merged part).
  */
 void merge_raise(struct merge *m, uint32_t idx)
@@ -430,7 +430,7 @@ void merge_raise(struct merge *m, uint32_t idx)
 	e->flags |= MERGE_COVERS;
 }
 
-/* Shown entry idx was removed, and a whiteout in the upper tree hides
+/* Shown entry idx was removed, and a whiteout in the upper layer hides
  * what it covered. */
 void merge_hide(struct merge *m, uint32_t idx)
 {
@@ -455,7 +455,7 @@ const char *merge_name(const struct merge *m, uint32_t idx)
 	return m->arena + m->e[idx].name;
 }
 
-/* The name entry idx has in its tree (a ".wh." whiteout's file name). */
+/* The name entry idx has in its layer (a ".wh." whiteout's file name). */
 void merge_stored(const struct merge *m, uint32_t idx, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s", (m->e[idx].flags & MERGE_DOTWH) ? ".wh." : "",
@@ -471,7 +471,7 @@ uint32_t merge_next(const struct merge *m, uint32_t idx)
 	return MERGE_NONE;
 }
 
-/* Part's tree and spelling; returns the next part down, or MERGE_NONE. */
+/* Part's layer and spelling; returns the next part down, or MERGE_NONE. */
 uint32_t merge_part(const struct merge *m, uint32_t part, unsigned *layer, const char **name)
 {
 	*layer = m->p[part].layer;

@@ -1,8 +1,8 @@
 /*
  * The merged index of one directory of an overlay view (merge.c): every
- * name the view shows there, from every tree, keyed by the fold rule's
- * hash, built once from each tree's listing and then kept current by the
- * view's own changes (the trees change only through the view while it is
+ * name the view shows there, from every layer, keyed by the fold rule's
+ * hash, built once from each layer's listing and then kept current by the
+ * view's own changes (the layers change only through the view while it is
  * mounted).  Callers serialise access (view.h says how).
  */
 #ifndef CFS_MERGE_H
@@ -19,9 +19,9 @@
 
 enum {
 	MERGE_WHITEOUT = 1,  /* a whiteout: hides what is below, never shown */
-	MERGE_COVERS = 2,    /* some tree below holds a name of its class: removing
+	MERGE_COVERS = 2,    /* some layer below holds a name of its class: removing
 				it needs a whiteout */
-	MERGE_CLOSED = 4,    /* no tree further down merges into it */
+	MERGE_CLOSED = 4,    /* no layer further down merges into it */
 	MERGE_OPAQUE = 8,    /* a directory made opaque by the view */
 	MERGE_FREE = 16,     /* removed: a hole in the entry array */
 	MERGE_DOTWH = 32,    /* a whiteout stored as the file ".wh." + name */
@@ -32,10 +32,10 @@ struct merge_entry {
 	uint64_t hash;       /* the fold rule's hash of the name */
 	uint64_t ino;        /* the view's inode number (layer_ino) */
 	void *node;          /* the view's node for it, or NULL */
-	uint32_t name;       /* its spelling in the top tree (merge_name) */
+	uint32_t name;       /* its spelling in the top layer (merge_name) */
 	uint32_t next;       /* next entry of its hash bucket */
 	uint32_t lower;      /* directories below merged into it (merge_part) */
-	uint16_t layer;      /* the top tree holding it */
+	uint16_t layer;      /* the top layer holding it */
 	uint8_t type;        /* DT_* of the top object */
 	uint8_t flags;       /* MERGE_* */
 };

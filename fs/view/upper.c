@@ -1,8 +1,8 @@
 /*
- * What the view writes in the upper tree.  Every new object — a created
+ * What the view writes in the upper layer.  Every new object — a created
  * file, a copy of a lower one, a whiteout — is made whole in the work
- * directory (on the upper tree's filesystem) and then renamed into place,
- * so that a daemon killed at any moment leaves the upper tree as it was
+ * directory (on the upper layer's filesystem) and then renamed into place,
+ * so that a daemon killed at any moment leaves the upper layer as it was
  * before the change or as it is after it, never half a copy; the work
  * directory is emptied at the next mount (layers.c).  A move into place
  * over a whiteout and the replacing of a directory follow one rule
@@ -48,7 +48,7 @@ int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid, mode_t mode
 	return 0;
 }
 
-/* dir's directory in the upper tree, O_PATH (the caller closes it). */
+/* dir's directory in the upper layer, O_PATH (the caller closes it). */
 int upper_open(struct view *v, struct view_node *dir)
 {
 	char path[PATH_MAX];
@@ -57,17 +57,17 @@ int upper_open(struct view *v, struct view_node *dir)
 	return r < 0 ? r : layer_open(&v->layers, 0, path, O_PATH | O_DIRECTORY, 0);
 }
 
-/* The nearest ancestor-or-self of n (a directory) the upper tree lacks,
+/* The nearest ancestor-or-self of n (a directory) the upper layer lacks,
  * whose parent it has; NULL if it has n. */
 static struct view_node *first_missing(struct view *v, struct view_node *n)
 {
 	struct view_node *missing = NULL;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	for (; n != v->root; n = n->parent)
 		if (n->d->parts[0].layer != 0)
 			missing = n;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	return missing;
 }
 
@@ -96,7 +96,7 @@ static int raise_node(struct view *v, struct view_node *n, const char *tmp, bool
 	close(pfd);
 	if (r < 0)
 		return r;
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	if (isdir) {
 		struct view_part *np = realloc(n->d->parts, (n->d->nparts + 1) * sizeof(*np));
 		char *name = strdup(n->name);
@@ -118,7 +118,7 @@ static int raise_node(struct view *v, struct view_node *n, const char *tmp, bool
 		if (!n->gone && p->d->index)
 			merge_raise(p->d->index, n->idx);
 	}
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	return r;
 }
 
@@ -160,7 +160,7 @@ static int copy_dir_xattrs(struct view *v, struct view_node *n, const char *tmp)
 	return 0;
 }
 
-/* Gives directory n, whose parent the upper tree has, its upper copy
+/* Gives directory n, whose parent the upper layer has, its upper copy
  * (the parent's change lock held). */
 static int copy_dir_one(struct view *v, struct view_node *n)
 {
@@ -192,8 +192,8 @@ static int copy_one(struct view *v, struct view_node *n)
 
 /*
  * Copies n up and, with it, every other entry of its group that n's
- * parent shows from a lower tree: fold-equal twins of one lower directory
- * are copied up together, so that the upper tree holds every spelling of
+ * parent shows from a lower layer: fold-equal twins of one lower directory
+ * are copied up together, so that the upper layer holds every spelling of
  * the group the view shows before any of them changes, and the index
  * rebuilt at the next mount hides exactly what the live one hides (the
  * rule for twins, fs/README.md).  The parent's change lock held.
@@ -207,14 +207,14 @@ static int raise_group(struct view *v, struct view_node *n)
 	while (r == 0) {
 		struct view_node *t = NULL;
 
-		pthread_mutex_lock(&v->lock);
+		pthread_mutex_lock(&v->node_lock);
 		do
 			i = n->gone || !p->d->index ? MERGE_NONE
 						    : merge_twin(p->d->index, &v->names, n->idx, i);
 		while (i != MERGE_NONE && merge_entry(p->d->index, i)->layer == 0);
 		if (i != MERGE_NONE && (t = view_child(v, p, i)))
 			t->nlookup++;
-		pthread_mutex_unlock(&v->lock);
+		pthread_mutex_unlock(&v->node_lock);
 		if (i == MERGE_NONE)
 			break;
 		if (!t)
@@ -225,7 +225,7 @@ static int raise_group(struct view *v, struct view_node *n)
 	return r;
 }
 
-/* Gives directory n, whose parent the upper tree has, its upper copy. */
+/* Gives directory n, whose parent the upper layer has, its upper copy. */
 static int copy_dir(struct view *v, struct view_node *n)
 {
 	struct view_node *p = n->parent;
@@ -238,7 +238,7 @@ static int copy_dir(struct view *v, struct view_node *n)
 }
 
 /*
- * Makes sure the upper tree has directory dir, copying up each ancestor it
+ * Makes sure the upper layer has directory dir, copying up each ancestor it
  * lacks, top down (one change lock at a time: the parent's).
  */
 int upper_dir(struct view *v, struct view_node *dir)
@@ -340,10 +340,10 @@ int upper_copy(struct view *v, struct view_node *n)
 	struct view_node *p;
 	int r;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	p = n->parent;
 	r = n->layer == 0 ? 1 : n->gone ? -ENOENT : 0;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	if (r != 0)
 		return r < 0 ? r : 0;
 	if ((r = upper_dir(v, p)) < 0)
@@ -433,17 +433,17 @@ int upper_place(struct view *v, struct view_node *dir, const char *tmp, const ch
 
 	if (pfd < 0)
 		return pfd;
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	if (whiteout != MERGE_NONE && merge_entry(dir->d->index, whiteout)->layer == 0)
 		merge_stored(dir->d->index, whiteout, old, sizeof(old));
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	r = upper_move(v, &(struct upper_move){ .fromfd = v->layers.workfd, .from = tmp,
 						.tofd = pfd, .to = name, .old = old });
 	close(pfd);
 	if (r == 0 && *old) {
-		pthread_mutex_lock(&v->lock);
+		pthread_mutex_lock(&v->node_lock);
 		merge_remove(dir->d->index, whiteout);
-		pthread_mutex_unlock(&v->lock);
+		pthread_mutex_unlock(&v->node_lock);
 	}
 	return r;
 }

@@ -1,8 +1,8 @@
 /*
  * The nodes of an overlay view.  A node is one entry of its parent's merged
  * index that the kernel holds; it finds its object again by path, from the
- * root of the tree that holds it, through each ancestor's spelling in that
- * tree (a merged directory has one per tree).  The trees change only
+ * root of the layer that holds it, through each ancestor's spelling in that
+ * layer (a merged directory has one per layer).  The layers change only
  * through the view while it is mounted (as for overlayfs), so an index,
  * once built, is kept current by the view's own changes.
  */
@@ -69,12 +69,12 @@ static int add_part(struct view_dir *d, unsigned layer, const char *name)
 	return 0;
 }
 
-/* The root: every tree's root, merged. */
+/* The root: every layer's root, merged. */
 int view_init(struct view *v)
 {
 	struct stat st;
 
-	pthread_mutex_init(&v->lock, NULL);
+	pthread_mutex_init(&v->node_lock, NULL);
 	v->root = node_new(DT_DIR);
 	if (!v->root)
 		return -ENOMEM;
@@ -83,7 +83,7 @@ int view_init(struct view *v)
 	for (unsigned i = 0; i < v->layers.n; i++)
 		if (!v->root->name || add_part(v->root->d, i, "") < 0)
 			return -ENOMEM;
-	/* The bottom tree's root: its number stays when anything is copied up. */
+	/* The bottom layer's root: its number stays when anything is copied up. */
 	if (fstat(v->layers.l[v->layers.n - 1].fd, &st) < 0)
 		return -errno;
 	v->root->ino = layer_ino(&v->layers, v->layers.n - 1, st.st_ino);
@@ -102,7 +102,7 @@ void view_destroy(struct view *v)
 	node_free(v->root);
 	free(v->links);
 	layers_close(&v->layers);
-	pthread_mutex_destroy(&v->lock);
+	pthread_mutex_destroy(&v->node_lock);
 }
 
 struct view_node *view_node(struct view *v, uint64_t id)
@@ -115,7 +115,7 @@ uint64_t view_id(const struct view *v, const struct view_node *n)
 	return n == v->root ? FUSE_ROOT_ID : (uint64_t)(uintptr_t)n;
 }
 
-/* n's spelling in layer, or NULL if that tree does not hold it (tree lock). */
+/* n's spelling in layer, or NULL if that layer does not hold it (node lock). */
 static const char *spelling(const struct view_node *n, unsigned layer)
 {
 	if (!n->d)
@@ -127,9 +127,9 @@ static const char *spelling(const struct view_node *n, unsigned layer)
 }
 
 /*
- * n's path inside layer, relative to the tree's root ("" for the root),
- * written from the end of buf; -ENOENT if that tree does not hold n,
- * -ENAMETOOLONG past len - 1 bytes.  Tree lock.
+ * n's path inside layer, relative to the layer's root ("" for the root),
+ * written from the end of buf; -ENOENT if that layer does not hold n,
+ * -ENAMETOOLONG past len - 1 bytes.  Node lock.
  */
 static int path_locked(struct view *v, struct view_node *n, unsigned layer, char *buf,
 		       size_t len)
@@ -158,15 +158,15 @@ int view_path(struct view *v, struct view_node *n, unsigned layer, char *buf, si
 {
 	int r;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	r = path_locked(v, n, layer, buf, len);
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	return r;
 }
 
 /*
  * Whether a name of len bytes in dir has a path the view can reach in the
- * upper tree (PATH_MAX, fs/README.md), where each directory is spelled as
+ * upper layer (PATH_MAX, fs/README.md), where each directory is spelled as
  * the view spells it: checked before anything is made, so that a refused
  * creation or rename leaves nothing behind.
  */
@@ -174,10 +174,10 @@ int view_room(struct view *v, struct view_node *dir, size_t len)
 {
 	size_t total = len;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	for (struct view_node *n = dir; n != v->root; n = n->parent)
 		total += strlen(n->name) + 1;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	return total > PATH_MAX - 1 ? -ENAMETOOLONG : 0;
 }
 
@@ -244,7 +244,7 @@ static int open_io(struct view *v, struct view_node *n, unsigned layer, const ch
 }
 
 /*
- * Opens n's object in the tree holding it; an O_PATH open fills st.  A
+ * Opens n's object in the layer holding it; an O_PATH open fills st.  A
  * change racing with the request may have put another object at n's path
  * before the index says n is gone — a whiteout, typically, which an open
  * for I/O refuses (ENXIO; EACCES for a daemon that is not root: mode 000):
@@ -256,11 +256,11 @@ static int open_checked(struct view *v, struct view_node *n, int flags, struct s
 	unsigned layer;
 	int fd, probe, kept;
 
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	layer = n->layer;
 	kept = n->gone ? n->kept : -1;
 	fd = kept >= 0 ? 0 : path_locked(v, n, layer, path, sizeof(path));
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	if (kept >= 0)
 		return open_kept(kept, flags, st);
 	if (fd < 0)
@@ -268,7 +268,7 @@ static int open_checked(struct view *v, struct view_node *n, int flags, struct s
 	fd = flags & O_PATH ? layer_open(&v->layers, layer, path, flags, 0)
 			    : open_io(v, n, layer, path, flags);
 	if (fd == -EXDEV)
-		return -EACCES;  /* a mount inside a tree: not entered (layers.c) */
+		return -EACCES;  /* a mount inside a layer: not entered (layers.c) */
 	if (fd < 0 && fd != -ENOENT && !(flags & O_PATH)) {
 		probe = layer_open(&v->layers, layer, path, O_PATH | O_NOFOLLOW, 0);
 		if (probe >= 0 && !same_type(probe, n, st))
@@ -307,7 +307,7 @@ int view_stat(struct view *v, struct view_node *n, struct stat *st)
 /* What the view shows of the backing attributes st of n's object. */
 void view_adjust(struct view *v, struct view_node *n, struct stat *st)
 {
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	if (n->d) {
 		st->st_ino = n->ino;
 		/* Like overlayfs: a merged directory's link count is unknown (1),
@@ -319,10 +319,10 @@ void view_adjust(struct view *v, struct view_node *n, struct stat *st)
 	} else {
 		st->st_ino = layer_ino(&v->layers, n->layer, st->st_ino);
 	}
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 }
 
-/* Reads every tree's part of dir into a new index (change lock held). */
+/* Reads every layer's part of dir into a new index (change lock held). */
 static int build(struct view *v, struct view_node *dir, struct merge **out)
 {
 	struct merge *m = merge_new();
@@ -333,14 +333,14 @@ static int build(struct view *v, struct view_node *dir, struct merge **out)
 		unsigned layer;
 		int fd;
 
-		pthread_mutex_lock(&v->lock);
+		pthread_mutex_lock(&v->node_lock);
 		if (i >= dir->d->nparts) {
-			pthread_mutex_unlock(&v->lock);
+			pthread_mutex_unlock(&v->node_lock);
 			break;
 		}
 		layer = dir->d->parts[i].layer;
 		r = path_locked(v, dir, layer, path, sizeof(path));
-		pthread_mutex_unlock(&v->lock);
+		pthread_mutex_unlock(&v->node_lock);
 		if (r < 0)
 			break;
 		fd = layer_open(&v->layers, layer, path, O_RDONLY | O_DIRECTORY, 0);
@@ -375,21 +375,21 @@ int view_index(struct view *v, struct view_node *dir)
 
 	if (!dir->d)
 		return -ENOTDIR;
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	have = dir->d->index != NULL;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	if (have)
 		return 0;
 	pthread_mutex_lock(&dir->d->change);
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	have = dir->d->index != NULL;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	if (!have)
 		r = build(v, dir, &m);
 	if (r == 0 && m) {
-		pthread_mutex_lock(&v->lock);
+		pthread_mutex_lock(&v->node_lock);
 		dir->d->index = m;
-		pthread_mutex_unlock(&v->lock);
+		pthread_mutex_unlock(&v->node_lock);
 	}
 	pthread_mutex_unlock(&dir->d->change);
 	return r;
@@ -397,7 +397,7 @@ int view_index(struct view *v, struct view_node *dir)
 
 /*
  * The node of entry idx of dir's index, made if the kernel holds none yet;
- * the caller counts the kernel's reference.  Tree lock held.
+ * the caller counts the kernel's reference.  Node lock held.
  */
 struct view_node *view_child(struct view *v, struct view_node *dir, uint32_t idx)
 {
@@ -455,7 +455,7 @@ static void links_remove(struct view *v, struct view_node *n)
 	v->nlinks--;
 }
 
-/* Doubles the table when it is as full as it is long (tree lock). */
+/* Doubles the table when it is as full as it is long (node lock). */
 static void links_grow(struct view *v)
 {
 	size_t cap = v->links_cap ? v->links_cap * 2 : 64, old = v->links_cap;
@@ -493,7 +493,7 @@ struct view_node *view_links(struct view *v, struct view_node *n, const struct s
 
 	if (n->d || st->st_nlink <= 1)
 		return n;
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	if (n->layer == 0 && !n->gone && !n->in_links) {
 		n->ino = st->st_ino;
 		if (v->links_cap)
@@ -515,14 +515,14 @@ struct view_node *view_links(struct view *v, struct view_node *n, const struct s
 			}
 		}
 	}
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 	return m ? m : n;
 }
 
 /* The kernel drops count references to n; what nothing holds goes. */
 void view_forget(struct view *v, struct view_node *n, uint64_t count)
 {
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	n->nlookup -= count < n->nlookup ? count : n->nlookup;
 	while (n != v->root && n->nlookup == 0 && n->children == 0) {
 		struct view_node *p = n->parent;
@@ -542,15 +542,15 @@ void view_forget(struct view *v, struct view_node *n, uint64_t count)
 		p->children--;
 		n = p;
 	}
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 }
 
 /* A file opened on n (delta 1) or closed (-1). */
 void view_opened(struct view *v, struct view_node *n, int delta)
 {
-	pthread_mutex_lock(&v->lock);
+	pthread_mutex_lock(&v->node_lock);
 	n->opens += (uint32_t)delta;
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->node_lock);
 }
 
 /* The change locks of two directories (once if they are one). */

@@ -1,16 +1,16 @@
 /*
  * An overlay view: one case-insensitive directory tree over an ordered
- * list of trees (fs/README.md, "Overlay views").  view.c: the nodes the
- * kernel holds, their paths in each tree, merged indexes built on first
- * need; upper.c: everything the view writes in the upper tree (objects made
+ * list of layers (fs/README.md, "Overlay views").  view.c: the nodes the
+ * kernel holds, their paths in each layer, merged indexes built on first
+ * need; upper.c: everything the view writes in the upper layer (objects made
  * in the work directory and moved into place, copy-up, whiteouts).
  *
- * Locking: the tree lock (view.lock) guards every node's links, every
+ * Locking: the node lock (view.node_lock) guards every node's links, every
  * index and dentry record, and is never held across a system call that can
  * block; a directory's change lock serialises the changes to its names (and
  * the build of its index) and is held across them.  Two change locks are
  * taken only by rename, lower address first; a change lock is taken
- * before the tree lock.
+ * before the node lock.
  */
 #ifndef CFS_VIEW_H
 #define CFS_VIEW_H
@@ -27,25 +27,25 @@
 
 struct view_part {
 	unsigned layer;
-	char *name;                /* the directory's spelling in that tree */
+	char *name;                /* the directory's spelling in that layer */
 };
 
 struct view_dir {
 	pthread_mutex_t change;    /* the change lock */
-	struct merge *index;       /* NULL until first needed; tree lock */
-	struct view_part *parts;   /* trees holding it, top first; tree lock */
+	struct merge *index;       /* NULL until first needed; node lock */
+	struct view_part *parts;   /* layers holding it, top first; node lock */
 	unsigned nparts;
-	struct cfs_dcache dcache;  /* what the kernel was handed; tree lock */
+	struct cfs_dcache dcache;  /* what the kernel was handed; node lock */
 };
 
-/* One object the kernel holds (tree lock for every field not immutable). */
+/* One object the kernel holds (node lock for every field not immutable). */
 struct view_node {
 	struct view_node *parent;  /* holds one of parent's children references */
 	uint32_t idx;              /* its entry in the parent's index */
 	bool gone;                 /* removed from the view */
 	uint64_t nlookup;          /* the kernel's references */
 	uint32_t children;         /* nodes naming this one as parent */
-	unsigned layer;            /* the tree its object is in: 0 once copied up */
+	unsigned layer;            /* the layer its object is in: 0 once copied up */
 	unsigned char type;        /* DT_*: immutable */
 	uint64_t ino;              /* the view's inode number */
 	uint32_t opens;            /* files open on it */
@@ -64,7 +64,7 @@ struct view {
 	struct layers layers;
 	struct cfs_names names;
 	struct cfs_epoch dentries;
-	pthread_mutex_t lock;      /* the tree lock */
+	pthread_mutex_t node_lock; /* the node lock */
 	struct view_node *root;
 	struct view_node *all;     /* every other node, for the unmount */
 	bool can_chown;            /* new objects go to the caller */
