@@ -31,8 +31,9 @@ edges = {}
 edge = re.compile(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"')
 for f in glob.glob(sys.argv[1] + '/*/*.ci'):
     for a, b in edge.findall(open(f).read()):
-        # "fs/wing/x.c:name" for static functions, "name" for the others
-        edges.setdefault(a.split(':')[-1], set()).add(b.split(':')[-1])
+        # "fs/wing/x.c:name" for static functions, "name" for the others:
+        # kept whole, so that two files' statics of one name stay two
+        edges.setdefault(a, set()).add(b)
 
 find_loop(edges, 'FAIL: recursion: %s')
 print('no recursion among %d functions of fs/' % len(edges))
