@@ -54,6 +54,9 @@ BUILD_CFLAGS = $(WARN) $(CF_CPPFLAGS) $(CPPFLAGS_FOR_BUILD) $(CFLAGS_FOR_BUILD) 
 
 FUSE_CFLAGS := $(shell $(PKGCONFIG) --cflags fuse3 2>/dev/null)
 FUSE_LIBS   := $(shell $(PKGCONFIG) --libs fuse3 2>/dev/null)
+# casefoldfs alone: FUSE over io_uring (fs/kernel/uring.c).
+URING_CFLAGS := $(shell $(PKGCONFIG) --cflags liburing 2>/dev/null)
+URING_LIBS   := $(shell $(PKGCONFIG) --libs liburing 2>/dev/null)
 TEST_LIBS   := -lext2fs -lcom_err $(shell $(PKGCONFIG) --libs icu-uc icu-i18n 2>/dev/null)
 
 LIB_SRC  := $(wildcard lib/*.c) $(wildcard lib/tables/*.c)
@@ -88,7 +91,7 @@ $(O)/cli/%.o: cli/%.c
 	$(CC) $(ALLCFLAGS) -Icli -c $< -o $@
 $(O)/fs/%.o: fs/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) $(FUSE_CFLAGS) -Ifs -c $< -o $@
+	$(CC) $(ALLCFLAGS) $(FUSE_CFLAGS) $(URING_CFLAGS) -Ifs -c $< -o $@
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
@@ -122,7 +125,7 @@ PROG_LINK = $(if $(filter shared,$(LINK)),-L$(O) -lcasefold,$(STATIC))
 $(O)/casefold: $(CLI_OBJ) $(PROG_LIB)
 	$(CC) $(ALLLDFLAGS) -o $@ $(CLI_OBJ) $(PROG_LINK) -lext2fs -lcom_err
 $(O)/casefoldfs: $(FS_OBJ) $(PROG_LIB)
-	$(CC) $(ALLLDFLAGS) -o $@ $(FS_OBJ) $(PROG_LINK) $(FUSE_LIBS) -lpthread
+	$(CC) $(ALLLDFLAGS) -o $@ $(FS_OBJ) $(PROG_LINK) $(FUSE_LIBS) $(URING_LIBS) -lpthread
 
 # Manual pages and --help share their text.  casefold(1) is printed by the
 # tool from its verb table; mkman fills the other pages' templates from

@@ -416,8 +416,8 @@ static void log_request(const struct fuse_in_header *ih)
 		(unsigned long long)ih->nodeid, ih->len, ih->pid);
 }
 
-void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, size_t bufsize,
-		 struct fk_pipe *pipe)
+void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, char *scratch,
+		 size_t scratch_size, struct fk_pipe *pipe, struct fk_ring_ent *ring)
 {
 	const struct fuse_in_header *ih = (const void *)buf;
 	const struct fk_ops *ops = se->ops;
@@ -432,7 +432,7 @@ void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, size_t bu
 		.se = se, .fd = fd, .unique = ih->unique, .nodeid = ih->nodeid,
 		.opcode = ih->opcode,
 		.ctx = { .uid = ih->uid, .gid = ih->gid, .pid = (pid_t)ih->pid },
-		.scratch = buf, .scratch_size = bufsize, .pipe = pipe,
+		.scratch = scratch, .scratch_size = scratch_size, .pipe = pipe, .ring = ring,
 	};
 	a = (struct args){ buf + sizeof(*ih), len - sizeof(*ih) };
 	switch (ih->opcode) {

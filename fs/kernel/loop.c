@@ -79,7 +79,8 @@ static void *work(void *arg)
 		if (atomic_fetch_sub(&se->idle, 1) == 1 && n > 0)
 			spawn(se);
 		if (n > 0) {
-			fk_dispatch(se, w->fd, w->buf, (size_t)n, se->bufsize, &w->pipe);
+			fk_dispatch(se, w->fd, w->buf, (size_t)n, w->buf, se->bufsize,
+				    &w->pipe, NULL);
 			continue;
 		}
 		/* EINTR, EAGAIN: nothing; ENOENT: interrupted before we read it. */
@@ -160,33 +161,11 @@ static void ending(struct fk_session *se)
 		se->opt.ending(se->opt.ending_arg);
 }
 
-int fk_session_loop(struct fk_session *se)
+/* Ends and joins the workers, which accept cancellation only while waiting in read. */
+static void stop_workers(struct fk_session *se)
 {
 	struct fk_worker *w;
-	sigset_t stop;
-	int sig = 0, r;
 
-	se->main_thread = pthread_self();  /* after fuse_daemonize's fork */
-	r = serve_init(se);
-	if (r == 0) {
-		spawn(se);
-		if (se->nworkers == 0) {
-			fprintf(stderr, "casefoldfs: cannot start a worker thread\n");
-			r = -1;
-		}
-	}
-	if (r != 0) {
-		ending(se);
-		return r < 0 ? 1 : 0;
-	}
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigaddset(&stop, SIGUSR1);
-	while (sigwait(&stop, &sig) != 0 || (sig == SIGUSR1 && !atomic_load(&se->ended)))
-		;
-	ending(se);
 	/* No worker joins the pool once ended is set (spawn checks it under the lock). */
 	atomic_store(&se->ended, 1);
 	pthread_mutex_lock(&se->lock);
@@ -209,5 +188,41 @@ int fk_session_loop(struct fk_session *se)
 		free(w);
 		w = next;
 	}
+}
+
+int fk_session_loop(struct fk_session *se)
+{
+	sigset_t stop;
+	int sig = 0, r;
+
+	se->main_thread = pthread_self();  /* after fuse_daemonize's fork */
+	r = serve_init(se);
+	if (r == 0) {
+		spawn(se);
+		if (se->nworkers == 0) {
+			fprintf(stderr, "casefoldfs: cannot start a worker thread\n");
+			r = -1;
+		}
+	}
+	/* The queues once INIT is answered: the kernel takes no registration before. */
+	if (r == 0 && fk_uring_start(se) < 0)
+		r = -1;
+	if (r != 0) {
+		ending(se);
+		stop_workers(se);
+		fk_uring_stop(se);
+		return r < 0 ? 1 : 0;
+	}
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGUSR1);
+	while (sigwait(&stop, &sig) != 0 || (sig == SIGUSR1 && !atomic_load(&se->ended)))
+		;
+	ending(se);
+	stop_workers(se);
+	/* The queues last: they answer requests too while the workers stop. */
+	fk_uring_stop(se);
 	return 0;
 }

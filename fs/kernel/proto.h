@@ -85,4 +85,35 @@ struct fk_backing_map {
 #define FUSE_DEV_IOC_BACKING_CLOSE _IOW(FUSE_DEV_IOC_MAGIC, 2, uint32_t)
 #endif
 
+/*
+ * FUSE over io_uring (7.42, Linux 6.14): requests come as completions of
+ * IORING_OP_URING_CMD commands on /dev/fuse, one entry of a queue each,
+ * instead of by read(2).  An entry is two buffers the kernel fills and the
+ * daemon answers in place: the header below, and the payload (the request's
+ * arguments after the opcode's own structure; the reply's arguments).
+ */
+#define FK_URING_IN_OUT_SZ 128
+#define FK_URING_OP_IN_SZ 128
+struct fk_uring_ent_in_out {
+	uint64_t flags;
+	uint64_t commit_id;         /* the request's, to be named by its commit */
+	uint32_t payload_sz;        /* bytes of the payload in use, either way */
+	uint32_t padding;
+	uint64_t reserved;
+};
+struct fk_uring_req_header {
+	char in_out[FK_URING_IN_OUT_SZ];  /* fuse_in_header; the reply's fuse_out_header */
+	char op_in[FK_URING_OP_IN_SZ];    /* the opcode's own structure (fuse_open_in, ...) */
+	struct fk_uring_ent_in_out ent;
+};
+/* The commands (the SQE's cmd_op), and their argument in its 80-byte cmd area. */
+#define FK_URING_CMD_REGISTER 1          /* an entry for a queue, fetching */
+#define FK_URING_CMD_COMMIT_AND_FETCH 2  /* the answer to its request, fetching again */
+struct fk_uring_cmd_req {
+	uint64_t flags;
+	uint64_t commit_id;
+	uint16_t qid;
+	uint8_t padding[6];
+};
+
 #endif /* FK_PROTO_H */

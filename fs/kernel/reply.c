@@ -36,11 +36,19 @@ int fk_send(int fd, uint64_t unique, int error, const struct iovec *iov, int cou
 	return n == (ssize_t)oh.len ? 0 : -EIO;
 }
 
+/* The reply the way the request came: /dev/fuse, or its io_uring entry. */
+static int send_req(fk_req_t req, int error, const struct iovec *iov, int count)
+{
+	if (req->ring)
+		return fk_uring_reply(req->ring, req->unique, error, iov, count);
+	return fk_send(req->fd, req->unique, error, iov, count);
+}
+
 static int reply(fk_req_t req, int error, const void *arg, size_t size)
 {
 	struct iovec iov = { (void *)arg, size };
 
-	return fk_send(req->fd, req->unique, error, &iov, size ? 1 : 0);
+	return send_req(req, error, &iov, size ? 1 : 0);
 }
 
 void *fk_req_userdata(fk_req_t req)
@@ -150,7 +158,7 @@ static int reply_opened(fk_req_t req, uint64_t nodeid, const struct fk_file_info
 	}
 	iov[n].iov_base = &o;
 	iov[n++].iov_len = sizeof(o);
-	r = fk_send(req->fd, req->unique, 0, iov, n);
+	r = send_req(req, 0, iov, n);
 	if (r != 0 && counted >= 0)
 		fk_backing_undo(req->se, nodeid);
 	return r;
@@ -359,7 +367,7 @@ int fk_reply_ioctl(fk_req_t req, int result, const void *buf, size_t size)
 	struct fuse_ioctl_out o = { .result = result };
 	struct iovec iov[2] = { { &o, sizeof(o) }, { (void *)buf, size } };
 
-	return fk_send(req->fd, req->unique, 0, iov, size ? 2 : 1);
+	return send_req(req, 0, iov, size ? 2 : 1);
 }
 
 /* A listing's entry: the dirent, its name, zeros to the next 8 bytes. */

@@ -105,6 +105,33 @@ static void settle_passthrough(struct fk_session *se, struct fk_conn *conn)
 	se->max_stack_depth = 1;
 }
 
+/*
+ * io_uring where the kernel offers it (it does only while the fuse module's
+ * enable_uring is set) and the rings can be made; else why not, for the
+ * stats, and requests keep coming by read(2).
+ */
+static void settle_uring(struct fk_session *se, struct fk_conn *conn)
+{
+	int r;
+
+	if (!se->opt.uring) {
+		snprintf(se->uring_note, sizeof(se->uring_note), "off:not-asked");
+		return;
+	}
+	if (!(conn->capable & FUSE_OVER_IO_URING)) {
+		snprintf(se->uring_note, sizeof(se->uring_note), "off:kernel");
+		return;
+	}
+	r = fk_uring_prepare(se);
+	if (r < 0) {
+		fprintf(stderr, "casefoldfs: io_uring is offered but cannot be set up (%s): "
+			"requests come by read(2)\n", strerror(-r));
+		snprintf(se->uring_note, sizeof(se->uring_note), "off:setup");
+		return;
+	}
+	conn->want |= FUSE_OVER_IO_URING;
+}
+
 int fk_session_init(struct fk_session *se, const char *buf, size_t len)
 {
 	const struct fuse_in_header *ih = (const void *)buf;
@@ -143,6 +170,7 @@ int fk_session_init(struct fk_session *se, const char *buf, size_t len)
 	if (se->ops->init)
 		se->ops->init(se->data, conn);
 	settle_passthrough(se, conn);
+	settle_uring(se, conn);
 	if (se->opt.request_timeout && (conn->capable & FUSE_REQUEST_TIMEOUT)) {
 		conn->want |= FUSE_REQUEST_TIMEOUT;
 		se->request_timeout = se->opt.request_timeout > 65535 ? 65535
@@ -218,6 +246,13 @@ int fk_session_describe(const struct fk_session *se, char *buf, size_t len)
 		     (c->want & FUSE_REQUEST_TIMEOUT) ? se->request_timeout : 0,
 		     (c->want & FUSE_PASSTHROUGH) ? "on" : se->passthrough_note,
 		     atomic_load(&se->backing_opened), atomic_load(&se->backing_refused));
+	if (n < 0 || (size_t)n >= len - used)
+		return -ERANGE;
+	used += (size_t)n;
+	if (used + 1 >= len)
+		return -ERANGE;
+	buf[used++] = ' ';
+	n = fk_uring_describe(se, buf + used, len - used);
 	if (n < 0 || (size_t)n >= len - used)
 		return -ERANGE;
 	return (int)(used + (size_t)n);

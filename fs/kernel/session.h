@@ -15,6 +15,7 @@
 struct fk_options {
 	unsigned max_threads;      /* workers at most; 1: a single thread */
 	bool passthrough;          /* offer FUSE_PASSTHROUGH (needs CAP_SYS_ADMIN) */
+	bool uring;                /* take FUSE_OVER_IO_URING where offered */
 	unsigned request_timeout;  /* seconds, 0: none asked */
 	bool debug;                /* -d: every request on stderr, as libfuse logged it */
 	/*
@@ -29,6 +30,7 @@ struct fk_options {
 };
 
 struct fk_worker;
+struct fk_uring;
 
 /* One open-files record per node with a backing file (backing.c). */
 struct fk_backing {
@@ -50,6 +52,8 @@ struct fk_session {
 	unsigned request_timeout;  /* granted, seconds */
 	unsigned max_stack_depth;
 	char passthrough_note[16]; /* off:why, when passthrough is off */
+	struct fk_uring *uring;    /* the queues (uring.c), NULL when not taken */
+	char uring_note[24];       /* off:why, when io_uring is not taken */
 
 	/* The workers (loop.c), under lock. */
 	pthread_mutex_t lock;
@@ -83,6 +87,7 @@ struct fk_req {
 	char *scratch;             /* the worker's buffer, free once decoded */
 	size_t scratch_size;
 	struct fk_pipe *pipe;      /* the worker's, or NULL */
+	struct fk_ring_ent *ring;  /* came by io_uring: answered in its entry (uring.c) */
 };
 
 /* session.c */
@@ -95,12 +100,33 @@ int fk_session_init(struct fk_session *se, const char *buf, size_t len);
 /* loop.c: serves requests until unmounted or signalled; 0 or 1 (the exit status). */
 int fk_session_loop(struct fk_session *se);
 
-/* dispatch.c: one request from the buffer, answered through fd. */
-void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, size_t bufsize,
-		 struct fk_pipe *pipe);
+/*
+ * dispatch.c: one request from the buffer, answered through fd, or into
+ * the io_uring entry ring when not NULL (scratch: where a READ's data may
+ * go, free once the request is decoded).
+ */
+void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, char *scratch,
+		 size_t scratch_size, struct fk_pipe *pipe, struct fk_ring_ent *ring);
 
 /* reply.c */
 int fk_send(int fd, uint64_t unique, int error, const struct iovec *iov, int count);
+
+/*
+ * uring.c: FUSE over io_uring.  fk_uring_prepare makes the queues' rings
+ * at INIT, before the answer takes FUSE_OVER_IO_URING (0, or -errno: not
+ * taken); fk_uring_start runs a thread per queue once INIT is answered,
+ * which registers its entry and serves what comes by it (0, or -1 after
+ * saying why: the kernel then waits for registrations that never come,
+ * the session must end); fk_uring_stop ends and joins them.
+ */
+int fk_uring_prepare(struct fk_session *se);
+int fk_uring_start(struct fk_session *se);
+void fk_uring_stop(struct fk_session *se);
+/* The reply into the entry, committed once the handler returns. */
+int fk_uring_reply(struct fk_ring_ent *ent, uint64_t unique, int error,
+		   const struct iovec *iov, int count);
+/* "on queues N served M", or the note of why not. */
+int fk_uring_describe(const struct fk_session *se, char *buf, size_t len);
 
 /* backing.c: passthrough for an open's reply, and its end at RELEASE. */
 int fk_backing_attach(struct fk_req *req, uint64_t nodeid, const struct fk_file_info *fi,

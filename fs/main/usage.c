@@ -92,6 +92,11 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "files to the kernel where it can (passthrough,\n"
 	  "Linux 6.9+); with this option the daemon serves\n"
 	  "them all, as an ordinary user's daemon does" },
+	{ "nouring", NULL,
+	  "where the kernel offers FUSE over io_uring (Linux\n"
+	  "6.14+, once root has set the fuse module's\n"
+	  "enable_uring), the daemon takes its requests by\n"
+	  "it; with this option, by read(2) as elsewhere" },
 	{ "logfile", "FILE",
 	  "where the detached daemon appends its messages\n"
 	  "(default: syslog, or without one the file named\n"
