@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# FUSE over io_uring (Linux 6.14+, offered at INIT only while the fuse
+# module's enable_uring is set, which root alone may write).  The suite sets
+# it, and its EXIT step puts the previous value back whatever happens: other
+# mounts on the machine follow the setting.  Checked: the stats xattr says
+# io_uring is on with every queue registered, and counts the requests served
+# by the rings; a few hundred files created, written, read, listed, renamed
+# and removed in a casefolded directory, contents compared with the backing
+# tree and a lookup in another case; callers killed while their requests
+# wait on a stopped daemon and while it answers; a clean unmount (exit
+# status 0, sanitizers included); -o nouring, and enable_uring unset, keep
+# requests on read(2).
+CF_NEEDS_ROOT="only root may set /sys/module/fuse/parameters/enable_uring"
+. "$(dirname "$0")/lib.sh"
+
+P=/sys/module/fuse/parameters/enable_uring
+[ -e "$P" ] || skip "$P is absent: the kernel has no FUSE over io_uring (Linux < 6.14)"
+old=$(cat "$P") || fail "reading $P"
+at_exit "echo '$old' >'$P'"
+echo Y >"$P" || fail "setting $P"
+
+stats() { getfattr --only-values -n "${CFS_XATTRS}stats" "$M" 2>/dev/null; }
+field() { stats | tr ' ' '\n' | awk -v k="$1" 'p { print; exit } $0 == k { p = 1 }'; }
+
+cfs_mount
+case $(field io_uring) in
+on) ;;
+off:kernel) cfs_umount; skip "the kernel offers no FUSE_OVER_IO_URING although $P is Y" ;;
+*) fail "io_uring is $(field io_uring): $(stats)" ;;
+esac
+stats | grep -q "init [a-z_,]*over_io_uring" || fail "INIT's flags lack over_io_uring: $(stats)"
+# The kernel's queue count: the possible CPUs ("0-3", "0,2-5").
+possible=$(python3 -c '
+import sys
+n = 0
+for r in open("/sys/devices/system/cpu/possible").read().strip().split(","):
+    a, _, b = r.partition("-")
+    n += int(b or a) - int(a) + 1
+print(n)')
+[ "$(field uring_queues)" = "$possible" ] ||
+	fail "uring_queues $(field uring_queues), expected one per possible CPU ($possible)"
+before=$(field uring_served)
+
+cd "$M" || fail "cd"
+casefolded ci
+for i in $(seq 300); do
+	printf 'file %d\n%0*d\n' "$i" $((i * 7)) 0 >"ci/File_$i.txt" || fail "create File_$i"
+done
+for i in $(seq 300); do
+	cmp -s "ci/FILE_$i.TXT" "$B/ci/File_$i.txt" || fail "File_$i reads back wrong"
+	[ "$(stat -c %s "ci/file_$i.txt")" = "$(stat -c %s "$B/ci/File_$i.txt")" ] ||
+		fail "File_$i's size"
+done
+[ "$(names ci | wc -l)" = 300 ] || fail "the listing has $(names ci | wc -l) entries"
+[ "$(names ci)" = "$(names "$B/ci")" ] || fail "the listing differs from the backing tree's"
+for i in $(seq 2 2 300); do
+	mv "ci/file_$i.TXT" "ci/Moved_$i" || fail "rename File_$i"
+done
+[ -e "$B/ci/Moved_150" ] && [ ! -e "$B/ci/File_150.txt" ] || fail "a rename is not in the tree"
+cmp -s ci/MOVED_150 "$B/ci/Moved_150" || fail "a renamed file reads back wrong"
+for i in $(seq 300); do
+	if [ $((i % 2)) = 0 ]; then rm "ci/moved_$i"; else rm "ci/FILE_$i.TXT"; fi ||
+		fail "unlink of file $i"
+done
+[ -z "$(names ci)" ] && [ -z "$(names "$B/ci")" ] || fail "files left after the unlinks"
+served=$(field uring_served)
+[ "$((served - before))" -ge 1500 ] ||
+	fail "only $((served - before)) requests came by io_uring for the work above: $(stats)"
+
+# Callers killed while their requests wait on a stopped daemon, then while it answers.
+head -c 4000000 /dev/urandom >ci/Big.bin
+kill -STOP "$CFS_PID"
+pids=()
+for i in $(seq 8); do
+	(cat ci/BIG.BIN >/dev/null; stat "ci/new_$i" >/dev/null 2>&1) &
+	pids+=($!)
+done
+sleep 0.3
+kill -9 "${pids[@]}" 2>/dev/null
+kill -CONT "$CFS_PID"
+for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+for round in $(seq 10); do
+	pids=()
+	for i in $(seq 4); do
+		(while :; do cat ci/big.bin >/dev/null; ls ci >/dev/null
+			echo x >"ci/tmp_${round}_$i"; rm -f "ci/TMP_${round}_$i"; done) 2>/dev/null &
+		pids+=($!)
+	done
+	sleep 0.05
+	kill -9 "${pids[@]}" 2>/dev/null
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+done
+kill -0 "$CFS_PID" || fail "the daemon died"
+cmp -s ci/BIG.BIN "$B/ci/Big.bin" || fail "a read after the kills differs"
+echo after >ci/After || fail "a creation after the kills"
+[ "$(cat "$B/ci/After")" = after ] || fail "the creation is not in the backing tree"
+[ "$(field io_uring)" = on ] || fail "io_uring after the kills: $(stats)"
+cd / || fail "cd /"
+cfs_umount
+
+# -o nouring: INIT does not take it, nothing comes by the rings.
+cfs_mount -o nouring
+[ "$(field io_uring)" = off:not-asked ] || fail "-o nouring: $(stats)"
+stats | grep -q over_io_uring && fail "-o nouring: INIT took over_io_uring: $(stats)"
+[ "$(cat "$M/ci/after")" = after ] || fail "-o nouring: a read"
+cfs_umount
+
+# enable_uring unset: the kernel does not offer it.
+echo N >"$P" || fail "unsetting $P"
+cfs_mount
+[ "$(field io_uring)" = off:kernel ] || fail "enable_uring N: $(stats)"
+[ "$(cat "$M/ci/AFTER")" = after ] || fail "enable_uring N: a read"
+cfs_umount
+echo "io_uring: $possible queues, $((served - before)) requests served by them for 300 files;" \
+	"killed callers; -o nouring and enable_uring N read /dev/fuse"
