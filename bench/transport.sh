@@ -10,8 +10,13 @@
 #     file's pages cached) a first and a second read.
 #  3. A stopped daemon (SIGSTOP) with -o request_timeout=15: how long a
 #     caller waits for its error.
+#  4. FUSE over io_uring: casefoldfs taking its requests by io_uring and the
+#     same daemon with -o nouring (read(2) of /dev/fuse), in interleaved
+#     rounds, each on a fresh mount: the first stat of each of N names (one
+#     LOOKUP each), then open + read + close of each (4 KiB files).  The
+#     fuse module's enable_uring is set for this part and put back after.
 # Usage: bench/transport.sh BUILD_DIR (as root).  Knobs:
-#   CF_TRANSPORT_ROUNDS=7  CF_TRANSPORT_NAMES=20000  (the loops)
+#   CF_TRANSPORT_ROUNDS=7  CF_TRANSPORT_NAMES=20000  (the loops, io_uring)
 #   CF_TRANSPORT_IO_ROUNDS=3  CF_TRANSPORT_MIB=1024   (sequential I/O)
 set -eu
 O=${1:-build}
@@ -33,7 +38,10 @@ R=$T/records          # KIND PEER VALUE
 mkdir "$B" "$M"
 : > "$R"
 PID=
+URING=/sys/module/fuse/parameters/enable_uring
+URING_WAS=
 cleanup() {
+	[ -z "$URING_WAS" ] || echo "$URING_WAS" > "$URING"
 	if grep -qs " $M fuse" /proc/mounts; then umount "$M" 2>/dev/null || umount -l "$M" || :; fi
 	[ -z "$PID" ] || { kill -CONT "$PID" 2>/dev/null; kill "$PID" 2>/dev/null || :; }
 	rm -rf "$T"
@@ -105,6 +113,34 @@ if [ "$timeouts" = 1 ]; then
 	umount "$M" 2>/dev/null || umount -l "$M"
 fi
 
+# 4. io_uring against read(2), the same daemon.
+uring=
+if [ -w "$URING" ]; then
+	URING_WAS=$(cat "$URING")
+	echo Y > "$URING"
+	mkdir "$B/u"
+	"$F" create -s 4096 "$B/u" "$NAMES" > /dev/null
+	mount_cfs
+	uring=$(getfattr --only-values -n trusted.casefoldfs.stats "$M" 2>/dev/null |
+		tr ' ' '\n' | awk 'p { print; exit } $0 == "io_uring" { p = 1 }')
+	unmount
+	for round in $(seq "$ROUNDS"); do
+		if [ $((round % 2)) = 1 ]; then peers="uring read"; else peers="read uring"; fi
+		for peer in $peers; do
+			if [ "$peer" = uring ]; then mount_cfs; else mount_cfs -o nouring; fi
+			V=per
+			echo "ustat $peer $(value "$F" statall exact "$M/u" "$NAMES")" >> "$R"
+			unmount
+			if [ "$peer" = uring ]; then mount_cfs; else mount_cfs -o nouring; fi
+			V=files_per_s
+			echo "uopen $peer $(value "$F" readall "$M/u" "$NAMES" 4096)" >> "$R"
+			unmount
+		done
+	done
+	echo "$URING_WAS" > "$URING"
+	URING_WAS=
+fi
+
 median() { awk -v k="$1" -v p="$2" '$1 == k && $2 == p { print $3 }' "$R" | sort -g |
 	awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 echo "A do-nothing daemon (bench/fsnull), $NAMES names, medians of $ROUNDS interleaved rounds:"
@@ -134,7 +170,20 @@ if [ -n "$waited" ]; then
 else
 	echo "Request timeouts: the kernel offers none (Linux < 6.14)."
 fi
-echo "io_uring: not implemented (fs/README.md, \"The request loop\")."
+echo
+if [ "$uring" = on ]; then
+	echo "FUSE over io_uring: casefoldfs with io_uring (stats \`io_uring on\`) and with -o nouring,"
+	echo "$NAMES names, fresh mounts, medians of $ROUNDS interleaved rounds:"
+	echo
+	echo "| | -o nouring (read(2)) | io_uring | io_uring ÷ read(2) (rate) |"
+	echo "|---|---|---|---|"
+	r=$(median ustat read) u=$(median ustat uring)
+	awk -v r="$r" -v u="$u" 'BEGIN { printf "| first-touch stat (one LOOKUP) | %.0f/s | %.0f/s | %.2f× |\n", 1e6 / r, 1e6 / u, r / u }'
+	r=$(median uopen read) u=$(median uopen uring)
+	awk -v r="$r" -v u="$u" 'BEGIN { printf "| open + read + close, 4 KiB, first touch | %.0f/s | %.0f/s | %.2f× |\n", r, u, u / r }'
+else
+	echo "FUSE over io_uring: not measured (${uring:-$URING not writable}; Linux < 6.14 has none)."
+fi
 echo
 echo "Load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
