@@ -36,11 +36,42 @@ int fk_send(int fd, uint64_t unique, int error, const struct iovec *iov, int cou
 	return n == (ssize_t)oh.len ? 0 : -EIO;
 }
 
+/*
+ * A reply by io_uring: the header and payload into the request's entry,
+ * committed by uring.c once the handler returns.
+ */
+static int ring_reply(struct fk_ring_ent *ent, uint64_t unique, int error,
+		      const struct iovec *iov, int count)
+{
+	struct fuse_out_header oh = { .unique = unique, .error = -error };
+	size_t used = 0;
+	int r = 0;
+
+	for (int i = 0; i < count && !error; i++) {
+		if (iov[i].iov_len > ent->payload_size - used) {
+			oh.error = -EIO;
+			r = -EIO;
+			break;
+		}
+		/* A READ's data is already there (scratch is the payload). */
+		if (iov[i].iov_base != ent->payload + used)
+			memmove(ent->payload + used, iov[i].iov_base, iov[i].iov_len);
+		used += iov[i].iov_len;
+	}
+	if (oh.error)
+		used = 0;
+	oh.len = (uint32_t)(sizeof(oh) + used);
+	memcpy(ent->head.in_out, &oh, sizeof(oh));
+	ent->head.ent.payload_sz = (uint32_t)used;
+	ent->replied = true;
+	return r;
+}
+
 /* The reply the way the request came: /dev/fuse, or its io_uring entry. */
 static int send_req(fk_req_t req, int error, const struct iovec *iov, int count)
 {
 	if (req->ring)
-		return fk_uring_reply(req->ring, req->unique, error, iov, count);
+		return ring_reply(req->ring, req->unique, error, iov, count);
 	return fk_send(req->fd, req->unique, error, iov, count);
 }
 

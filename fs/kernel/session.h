@@ -76,6 +76,14 @@ struct fk_pipe {
 	size_t limit;              /* the largest it may grow to, as far as known */
 };
 
+/* An io_uring entry (uring.c): the buffers the kernel writes a request into and reads its answer from. */
+struct fk_ring_ent {
+	struct fk_uring_req_header head;
+	char *payload;
+	size_t payload_size;
+	bool replied;              /* the handler answered (reply.c) */
+};
+
 /* The request as a handler's calls see it. */
 struct fk_req {
 	struct fk_session *se;
@@ -122,9 +130,6 @@ int fk_send(int fd, uint64_t unique, int error, const struct iovec *iov, int cou
 int fk_uring_prepare(struct fk_session *se);
 int fk_uring_start(struct fk_session *se);
 void fk_uring_stop(struct fk_session *se);
-/* The reply into the entry, committed once the handler returns. */
-int fk_uring_reply(struct fk_ring_ent *ent, uint64_t unique, int error,
-		   const struct iovec *iov, int count);
 /* "on queues N served M", or the note of why not. */
 int fk_uring_describe(const struct fk_session *se, char *buf, size_t len);
 

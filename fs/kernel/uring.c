@@ -36,13 +36,6 @@
 /* What a completion is for: the entry's command, or the stop signal. */
 enum { DATA_ENTRY = 1, DATA_STOP = 2 };
 
-struct fk_ring_ent {
-	struct fk_uring_req_header head;
-	char *payload;
-	size_t payload_size;
-	bool replied;              /* the handler answered (fk_uring_reply) */
-};
-
 struct fk_queue {
 	struct fk_session *se;
 	unsigned qid;
@@ -173,33 +166,6 @@ static void put_command(struct fk_queue *q, uint32_t op, uint64_t commit_id)
 	memcpy(sqe->cmd, &cmd, sizeof(cmd));
 }
 
-int fk_uring_reply(struct fk_ring_ent *ent, uint64_t unique, int error,
-		   const struct iovec *iov, int count)
-{
-	struct fuse_out_header oh = { .unique = unique, .error = -error };
-	size_t used = 0;
-	int r = 0;
-
-	for (int i = 0; i < count && !error; i++) {
-		if (iov[i].iov_len > ent->payload_size - used) {
-			oh.error = -EIO;
-			r = -EIO;
-			break;
-		}
-		/* A READ's data is already there (scratch is the payload). */
-		if (iov[i].iov_base != ent->payload + used)
-			memmove(ent->payload + used, iov[i].iov_base, iov[i].iov_len);
-		used += iov[i].iov_len;
-	}
-	if (oh.error)
-		used = 0;
-	oh.len = (uint32_t)(sizeof(oh) + used);
-	memcpy(ent->head.in_out, &oh, sizeof(oh));
-	ent->head.ent.payload_sz = (uint32_t)used;
-	ent->replied = true;
-	return r;
-}
-
 /*
  * The request in the entry, put back together as read(2) gives it (the
  * header, the opcode's structure, the payload) and dispatched; its answer
@@ -227,8 +193,12 @@ static void serve(struct fk_queue *q)
 		fk_dispatch(q->se, q->se->fd, q->buf, ih.len, e->payload, e->payload_size, NULL, e);
 	}
 	/* Every request the kernel sends this way waits for an answer. */
-	if (!e->replied)
-		fk_uring_reply(e, ih.unique, EIO, NULL, 0);
+	if (!e->replied) {
+		struct fuse_out_header oh = { .len = sizeof(oh), .error = -EIO, .unique = ih.unique };
+
+		memcpy(e->head.in_out, &oh, sizeof(oh));
+		e->head.ent.payload_sz = 0;
+	}
 	put_command(q, FK_URING_CMD_COMMIT_AND_FETCH, commit_id);
 }
 
