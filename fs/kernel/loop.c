@@ -39,12 +39,6 @@ struct fk_worker {
 	struct fk_worker *next;
 };
 
-static void end_session(struct fk_session *se)
-{
-	if (atomic_exchange(&se->ended, 1) == 0)
-		pthread_kill(se->main_thread, SIGUSR1);
-}
-
 /* A descriptor of the session for a new worker: a clone, else the session's own. */
 static int worker_fd(struct fk_session *se, bool *own)
 {
@@ -88,7 +82,7 @@ static void *work(void *arg)
 			continue;
 		if (n < 0 && errno != ENODEV)
 			fprintf(stderr, "casefoldfs: reading /dev/fuse: %s\n", strerror(errno));
-		end_session(se);
+		fk_session_end(se);
 		return NULL;
 	}
 }

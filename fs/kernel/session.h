@@ -107,6 +107,8 @@ int fk_session_init(struct fk_session *se, const char *buf, size_t len);
 
 /* loop.c: serves requests until unmounted or signalled; 0 or 1 (the exit status). */
 int fk_session_loop(struct fk_session *se);
+/* ended.c: from any thread, the session is over (unmounted, or cannot go on). */
+void fk_session_end(struct fk_session *se);
 
 /*
  * dispatch.c: one request from the buffer, answered through fd, or into

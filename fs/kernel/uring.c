@@ -149,14 +149,23 @@ int fk_uring_prepare(struct fk_session *se)
 	return 0;
 }
 
-/* The entry's command: REGISTER, or COMMIT_AND_FETCH of the answered request. */
-static void put_command(struct fk_queue *q, uint32_t op, uint64_t commit_id)
+/*
+ * The entry's command: REGISTER, or COMMIT_AND_FETCH of the answered
+ * request; false if the ring has no room, which one command of the entry's
+ * and the stop poll in a ring of four never leave it.
+ */
+static bool put_command(struct fk_queue *q, uint32_t op, uint64_t commit_id)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
-	struct fk_uring_cmd_req cmd = { .commit_id = commit_id, .qid = (uint16_t)q->qid };
+	/* The whole 80-byte command area of an SQE128, zero past the argument. */
+	struct {
+		struct fk_uring_cmd_req req;
+		char rest[80 - sizeof(struct fk_uring_cmd_req)];
+	} cmd = { .req = { .commit_id = commit_id, .qid = (uint16_t)q->qid } };
 
-	/* The ring has room: one command of the entry's is ever out. */
-	memset(sqe, 0, 2 * sizeof(*sqe));  /* SQE128: the command area too */
+	if (!sqe)
+		return false;
+	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = q->se->fd;
 	sqe->cmd_op = op;
@@ -164,15 +173,16 @@ static void put_command(struct fk_queue *q, uint32_t op, uint64_t commit_id)
 	sqe->len = 2;
 	sqe->user_data = DATA_ENTRY;
 	memcpy(sqe->cmd, &cmd, sizeof(cmd));
+	return true;
 }
 
 /*
  * The request in the entry, put back together as read(2) gives it (the
  * header, the opcode's structure, the payload) and dispatched; its answer
- * committed with the next fetch.  The payload is free once copied: READ's
- * data goes straight into it.
+ * committed with the next fetch (false: no room for the command).  The
+ * payload is free once copied: READ's data goes straight into it.
  */
-static void serve(struct fk_queue *q)
+static bool serve(struct fk_queue *q)
 {
 	struct fk_ring_ent *e = &q->ent;
 	struct fuse_in_header ih;
@@ -199,7 +209,7 @@ static void serve(struct fk_queue *q)
 		memcpy(e->head.in_out, &oh, sizeof(oh));
 		e->head.ent.payload_sz = 0;
 	}
-	put_command(q, FK_URING_CMD_COMMIT_AND_FETCH, commit_id);
+	return put_command(q, FK_URING_CMD_COMMIT_AND_FETCH, commit_id);
 }
 
 /* Near its queue's callers, if the CPU is there to pin to. */
@@ -214,52 +224,74 @@ static void pin(unsigned cpu)
 	(void)sched_setaffinity(0, sizeof(set), &set);
 }
 
+/*
+ * A queue that cannot go on leaves the kernel holding its CPU's requests
+ * for good: the session ends (the daemon exits, the mount's callers get
+ * ENOTCONN) rather than hang them.
+ */
+static void *queue_failed(struct fk_queue *q, int err)
+{
+	fprintf(stderr, "casefoldfs: io_uring queue %u: %s; ending\n", q->qid, strerror(-err));
+	fk_session_end(q->se);
+	return NULL;
+}
+
 static void *serve_queue(void *arg)
 {
 	struct fk_queue *q = arg;
 	struct fk_uring *u = q->se->uring;
-	struct io_uring_sqe *sqe;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
 	struct io_uring_cqe *cqe;
-	bool first = true;
-	int r;
+	bool fetched = false;      /* a request came: the registration was taken */
+	int r = -EBUSY;
 
 	pin(q->qid);
-	sqe = io_uring_get_sqe(&q->ring);
-	io_uring_prep_poll_add(sqe, u->stop_fd, POLLIN);
-	sqe->user_data = DATA_STOP;
-	put_command(q, FK_URING_CMD_REGISTER, 0);
+	if (sqe) {
+		io_uring_prep_poll_add(sqe, u->stop_fd, POLLIN);
+		sqe->user_data = DATA_STOP;
+	}
+	if (sqe && put_command(q, FK_URING_CMD_REGISTER, 0))
+		do
+			r = io_uring_submit(&q->ring);
+		while (r == -EINTR);
+	if (r < 0)
+		return queue_failed(q, r);
+	/* A refused command completes at once; a taken one waits for a request. */
+	if (io_uring_peek_cqe(&q->ring, &cqe) != 0 || cqe->res >= 0)
+		atomic_fetch_add(&u->registered, 1);
 	for (;;) {
-		r = io_uring_submit(&q->ring);
-		if (r < 0 && r != -EINTR) {
-			fprintf(stderr, "casefoldfs: io_uring queue %u: %s\n", q->qid, strerror(-r));
-			break;
-		}
-		/* A refused command completes at once; a taken one waits for a request. */
-		if (first && (io_uring_peek_cqe(&q->ring, &cqe) != 0 || cqe->res >= 0))
-			atomic_fetch_add(&u->registered, 1);
-		first = false;
 		do
 			r = io_uring_wait_cqe(&q->ring, &cqe);
 		while (r == -EINTR);
 		if (r < 0)
-			break;
+			return queue_failed(q, r);
 		if (cqe->user_data == DATA_STOP)
-			break;
+			return NULL;
 		r = cqe->res;
 		io_uring_cqe_seen(&q->ring, cqe);
-		if (r < 0) {
-			/*
-			 * ENOTCONN: unmounted or aborted, the workers see it too.
-			 * A refused registration turned io_uring off for the
-			 * mount: the workers serve everything.
-			 */
-			if (r != -ENOTCONN)
-				atomic_store(&u->refused, r);
-			break;
+		/* ENOTCONN: unmounted or aborted, which the workers see too. */
+		if (r == -ENOTCONN)
+			return NULL;
+		/*
+		 * A refused registration turned io_uring off for the mount: the
+		 * workers serve everything (stats off:refused).
+		 */
+		if (r < 0 && !fetched) {
+			atomic_store(&u->refused, r);
+			return NULL;
 		}
-		serve(q);
+		if (r < 0)
+			return queue_failed(q, r);
+		fetched = true;
+		if (!serve(q))
+			return queue_failed(q, -EBUSY);
+		/* The answer and the wait for the next request: one system call. */
+		do
+			r = io_uring_submit_and_wait(&q->ring, 1);
+		while (r == -EINTR);
+		if (r < 0)
+			return queue_failed(q, r);
 	}
-	return NULL;
 }
 
 int fk_uring_start(struct fk_session *se)
