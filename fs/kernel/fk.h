@@ -131,7 +131,10 @@ struct fk_session *fk_req_session(fk_req_t req);
 /* The caller's supplementary groups, as getgroups(2): the count, or -errno. */
 int fk_req_getgroups(fk_req_t req, int size, gid_t list[]);
 
-/* Replies (reply.c): 0, or -errno when the kernel no longer waits for it. */
+/*
+ * Replies (reply.c): 0, or -errno when the kernel no longer waits for it
+ * (a request that came by io_uring cannot tell: 0).
+ */
 int fk_reply_err(fk_req_t req, int err);
 void fk_reply_none(fk_req_t req);
 int fk_reply_entry(fk_req_t req, const struct fk_entry_param *e);

@@ -76,7 +76,7 @@ struct fk_pipe {
 	size_t limit;              /* the largest it may grow to, as far as known */
 };
 
-/* An io_uring entry (uring.c): the buffers the kernel writes a request into and reads its answer from. */
+/* An io_uring entry (uring.c): where the kernel writes a request and reads its answer. */
 struct fk_ring_ent {
 	struct fk_uring_req_header head;
 	char *payload;
@@ -92,7 +92,8 @@ struct fk_req {
 	uint64_t nodeid;
 	uint32_t opcode;
 	struct fk_ctx ctx;
-	char *scratch;             /* the worker's buffer, free once decoded */
+	char *scratch;             /* for READ's data: the worker's buffer, free once
+				      decoded, or the io_uring entry's payload */
 	size_t scratch_size;
 	struct fk_pipe *pipe;      /* the worker's, or NULL */
 	struct fk_ring_ent *ring;  /* came by io_uring: answered in its entry (uring.c) */
@@ -132,7 +133,7 @@ int fk_send(int fd, uint64_t unique, int error, const struct iovec *iov, int cou
 int fk_uring_prepare(struct fk_session *se);
 int fk_uring_start(struct fk_session *se);
 void fk_uring_stop(struct fk_session *se);
-/* "on queues N served M", or the note of why not. */
+/* "io_uring on uring_queues N uring_served M", or off and why. */
 int fk_uring_describe(const struct fk_session *se, char *buf, size_t len);
 
 /* backing.c: passthrough for an open's reply, and its end at RELEASE. */
