@@ -14,6 +14,10 @@
 /* The longest name a directory entry may have, as on ext4. */
 #define CFS_NAME_MAX 255
 
+/* The default bound on the memory of all name indexes, a tree's or a
+ * view's (-o index_mem, in MiB). */
+#define CFS_INDEX_MEM_DEFAULT ((size_t)128 << 20)
+
 /*
  * /proc/self/fd/N: reopens the exact object a descriptor holds (O_PATH
  * included), never a path that could have been swapped meanwhile.

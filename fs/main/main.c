@@ -264,7 +264,7 @@ static int run_view(struct cli *cli, struct fuse_args *args, struct fuse_cmdline
 		.lowerdir = cli->lowerdir, .upperdir = cli->upperdir, .workdir = cli->workdir,
 		.label = co->mountpoint ? cli->backing : NULL, .encoding = cli->encoding,
 		.strict = cli->strict, .keep_ignorables = cli->keep_ignorables,
-		.noepoch = cli->noepoch,
+		.noepoch = cli->noepoch, .index_mem = num->index_mem,
 	};
 	const char *bad = tree_only(cli);
 	struct cfs_mode mode;

@@ -29,7 +29,8 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "grow with the tree" },
 	{ "index_mem", "MIB",
 	  "memory for the name indexes of casefolded\n"
-	  "directories, in MiB, 1 to 1048576 (default 128,\n"
+	  "directories (an overlay view's: its merged\n"
+	  "directories), in MiB, 1 to 1048576 (default 128,\n"
 	  "about a million names of 40 bytes); least\n"
 	  "recently used indexes are dropped and rebuilt\n"
 	  "when needed" },

@@ -99,7 +99,7 @@ static struct {
 	atomic_size_t bytes;        /* all indexes' */
 	size_t limit;
 	atomic_size_t evictions;
-} ring = { .lock = PTHREAD_MUTEX_INITIALIZER, .limit = DIRINDEX_LIMIT_DEFAULT };
+} ring = { .lock = PTHREAD_MUTEX_INITIALIZER, .limit = CFS_INDEX_MEM_DEFAULT };
 
 static void account(struct cfs_dirindex *idx, size_t add, size_t sub)
 {

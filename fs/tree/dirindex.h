@@ -16,9 +16,6 @@
 
 struct cfs_dirindex;
 
-/* The default bound on all indexes' memory (-o index_mem, in MiB). */
-#define DIRINDEX_LIMIT_DEFAULT ((size_t)128 << 20)
-
 struct cfs_dirindex *dirindex_new(pthread_mutex_t *owner);
 void dirindex_free(struct cfs_dirindex *idx);
 void dirindex_set_owner(struct cfs_dirindex *idx, pthread_mutex_t *owner);

@@ -81,6 +81,7 @@ void ovl_lookup(fk_req_t req, fk_ino_t parent, const char *name)
 		return;
 	}
 	n = find_node(v, dir, &cn, &ttl);
+	view_index_done(v, dir);
 	if (!n) {
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = ttl;
@@ -117,17 +118,31 @@ void ovl_forget_multi(fk_req_t req, size_t count, struct fk_forget_data *list)
 	fk_reply_none(req);
 }
 
+/* An open directory keeps its index, which its listing reads by offset. */
 void ovl_opendir(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	struct view *v = view_of(req);
-	int r = view_index(v, view_node(v, ino));
+	struct view_node *dir = view_node(v, ino);
+	int r = view_index(v, dir);
 
 	if (r < 0) {
 		fk_reply_err(req, -r);
 		return;
 	}
 	fi->fh = 0;
-	fk_reply_open(req, fi);
+	view_opened(v, dir, 1);
+	view_index_done(v, dir);
+	if (fk_reply_open(req, fi) != 0)
+		view_opened(v, dir, -1);
+}
+
+void ovl_releasedir(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
+{
+	struct view *v = view_of(req);
+
+	(void)fi;
+	view_opened(v, view_node(v, ino), -1);
+	fk_reply_err(req, 0);
 }
 
 /*
@@ -280,8 +295,8 @@ static int inherit_group(struct view *v, struct view_node *dir, gid_t *gid, mode
  * into place over the group's whiteout, then entered in the index.  A
  * directory made where a lower layer had one of the group is opaque.
  */
-static int make(struct view *v, fk_req_t req, struct view_node *dir, const char *name,
-		struct made *m, struct view_node **out)
+static int make_indexed(struct view *v, fk_req_t req, struct view_node *dir,
+			const char *name, struct made *m, struct view_node **out)
 {
 	const struct fk_ctx *ctx = fk_req_ctx(req);
 	struct cfs_name cn = names_name(name);
@@ -293,9 +308,7 @@ static int make(struct view *v, fk_req_t req, struct view_node *dir, const char 
 	struct stat st;
 	int r;
 
-	if (!v->layers.upper)
-		return -EROFS;
-	if ((r = check_new(v, &cn)) < 0 || (r = view_index(v, dir)) < 0 ||
+	if ((r = check_new(v, &cn)) < 0 ||
 	    (r = view_room(v, dir, cn.len)) < 0 || (r = upper_dir(v, dir)) < 0 ||
 	    (r = inherit_group(v, dir, &gid, &m->mode)) < 0)
 		return r;
@@ -332,6 +345,20 @@ static int make(struct view *v, fk_req_t req, struct view_node *dir, const char 
 	pthread_mutex_unlock(&v->node_lock);
 	pthread_mutex_unlock(&dir->d->change);
 	return *out ? 0 : -ENOMEM;
+}
+
+static int make(struct view *v, fk_req_t req, struct view_node *dir, const char *name,
+		struct made *m, struct view_node **out)
+{
+	int r;
+
+	if (!v->layers.upper)
+		return -EROFS;
+	if ((r = view_index(v, dir)) < 0)
+		return r;
+	r = make_indexed(v, req, dir, name, m, out);
+	view_index_done(v, dir);
+	return r;
 }
 
 static void reply_made(fk_req_t req, struct view *v, struct view_node *n, int r)
@@ -552,6 +579,7 @@ static int check_empty(struct view *v, struct view_node *dir, const struct found
 		pthread_mutex_lock(&v->node_lock);
 		empty = merge_empty((*child)->d->index);
 		pthread_mutex_unlock(&v->node_lock);
+		view_index_done(v, *child);
 		r = empty ? 0 : -ENOTEMPTY;
 	}
 	if (r < 0)
@@ -587,17 +615,14 @@ static int remove_entry(struct view *v, struct view_node *dir, struct cfs_name *
 	return 0;
 }
 
-static int remove_name(struct view *v, struct view_node *dir, const char *name, bool isdir)
+static int remove_indexed(struct view *v, struct view_node *dir, const char *name,
+			  bool isdir)
 {
 	struct cfs_name cn = names_name(name);
 	struct view_node *child = NULL;
 	struct found f;
 	int r;
 
-	if (!v->layers.upper)
-		return -EROFS;
-	if ((r = view_index(v, dir)) < 0)
-		return r;
 	find_entry(v, dir, &cn, &f);
 	if (f.idx == MERGE_NONE)
 		return -ENOENT;
@@ -619,6 +644,19 @@ static int remove_name(struct view *v, struct view_node *dir, const char *name, 
 	}
 	if (child)
 		view_forget(v, child, 1);
+	return r;
+}
+
+static int remove_name(struct view *v, struct view_node *dir, const char *name, bool isdir)
+{
+	int r;
+
+	if (!v->layers.upper)
+		return -EROFS;
+	if ((r = view_index(v, dir)) < 0)
+		return r;
+	r = remove_indexed(v, dir, name, isdir);
+	view_index_done(v, dir);
 	return r;
 }
 
@@ -806,18 +844,13 @@ static int move_check(struct view *v, struct move *mv, unsigned flags, struct vi
 	return mv->d.type == DT_DIR ? check_empty(v, mv->dst, &mv->d, victim) : 0;
 }
 
-static int rename_names(struct view *v, struct move *mv, unsigned flags)
+static int rename_indexed(struct view *v, struct move *mv, unsigned flags)
 {
 	struct view_node *victim = NULL;
 	const char *to;
 	int r;
 
-	if (flags & ~RENAME_NOREPLACE)
-		return -EINVAL;
-	if (!v->layers.upper)
-		return -EROFS;
-	if ((r = check_new(v, &mv->dcn)) < 0 || (r = view_index(v, mv->src)) < 0 ||
-	    (r = view_index(v, mv->dst)) < 0 || (r = view_room(v, mv->dst, mv->dcn.len)) < 0)
+	if ((r = check_new(v, &mv->dcn)) < 0 || (r = view_room(v, mv->dst, mv->dcn.len)) < 0)
 		return r;
 	find_entry(v, mv->src, &mv->scn, &mv->s);
 	find_entry(v, mv->dst, &mv->dcn, &mv->d);
@@ -857,6 +890,24 @@ static int rename_names(struct view *v, struct move *mv, unsigned flags)
 		view_forget(v, mv->node, 1);
 	if (victim)
 		view_forget(v, victim, 1);
+	return r;
+}
+
+static int rename_names(struct view *v, struct move *mv, unsigned flags)
+{
+	int r;
+
+	if (flags & ~RENAME_NOREPLACE)
+		return -EINVAL;
+	if (!v->layers.upper)
+		return -EROFS;
+	if ((r = view_index(v, mv->src)) < 0)
+		return r;
+	if ((r = view_index(v, mv->dst)) == 0) {
+		r = rename_indexed(v, mv, flags);
+		view_index_done(v, mv->dst);
+	}
+	view_index_done(v, mv->src);
 	return r;
 }
 

@@ -42,17 +42,37 @@ struct merge {
 	char *arena;
 	size_t alen, acap;
 	unsigned top_layer;        /* the first layer read */
+	atomic_size_t *total;      /* every index's memory (merge_new) */
+	size_t counted;            /* this one's share of it */
 };
 
-struct merge *merge_new(void)
+/* A new index, whose memory is counted in *total as it grows. */
+struct merge *merge_new(atomic_size_t *total)
 {
-	return calloc(1, sizeof(struct merge));
+	struct merge *m = calloc(1, sizeof(struct merge));
+
+	if (m)
+		m->total = total;
+	return m;
+}
+
+/* Brings m's share of the total up to date, after it grew. */
+static void settle(struct merge *m)
+{
+	size_t now = merge_memory(m);
+
+	if (now >= m->counted)
+		atomic_fetch_add(m->total, now - m->counted);
+	else
+		atomic_fetch_sub(m->total, m->counted - now);
+	m->counted = now;
 }
 
 void merge_free(struct merge *m)
 {
 	if (!m)
 		return;
+	atomic_fetch_sub(m->total, m->counted);
 	free(m->e);
 	free(m->bucket);
 	free(m->p);
@@ -127,12 +147,14 @@ static uint32_t add_keyed(struct merge *m, struct cfs_name *name, uint64_t key, 
 			  unsigned char type, uint64_t ino, unsigned flags)
 {
 	struct merge_entry *e;
-	int64_t off;
+	int64_t off = 0;
 	uint32_t h;
+	bool fail = (m->n == m->cap && grow((void **)&m->e, &m->cap, sizeof(*m->e)) < 0) ||
+		    (m->n >= m->nbuckets && rehash(m, m->nbuckets ? m->nbuckets * 2 : 16) < 0) ||
+		    (off = store(m, name->s, name->len)) < 0;
 
-	if ((m->n == m->cap && grow((void **)&m->e, &m->cap, sizeof(*m->e)) < 0) ||
-	    (m->n >= m->nbuckets && rehash(m, m->nbuckets ? m->nbuckets * 2 : 16) < 0) ||
-	    (off = store(m, name->s, name->len)) < 0)
+	settle(m);
+	if (fail)
 		return MERGE_NONE;
 	e = &m->e[m->n];
 	*e = (struct merge_entry){ .hash = key, .ino = ino, .name = (uint32_t)off,
@@ -283,10 +305,12 @@ uint32_t merge_find(const struct merge *m, const struct cfs_names *nm, struct cf
 static int add_part(struct merge *m, uint32_t idx, unsigned layer, const char *s, size_t len)
 {
 	uint32_t *link = &m->e[idx].lower;
-	int64_t off;
+	int64_t off = 0;
+	bool fail = (m->np == m->pcap && grow((void **)&m->p, &m->pcap, sizeof(*m->p)) < 0) ||
+		    (off = store(m, s, len)) < 0;
 
-	if ((m->np == m->pcap && grow((void **)&m->p, &m->pcap, sizeof(*m->p)) < 0) ||
-	    (off = store(m, s, len)) < 0)
+	settle(m);
+	if (fail)
 		return -ENOMEM;
 	while (*link != MERGE_NONE)
 		link = &m->p[*link].next;
@@ -425,6 +449,7 @@ void merge_raise(struct merge *m, uint32_t idx)
 		m->p[m->np] = (struct merge_part){ .name = e->name, .next = old,
 						   .layer = e->layer };
 		e->lower = m->np++;
+		settle(m);
 	}
 	e->layer = 0;
 	e->flags |= MERGE_COVERS;

@@ -8,6 +8,7 @@
 #ifndef CFS_MERGE_H
 #define CFS_MERGE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,7 +43,7 @@ struct merge_entry {
 
 struct merge;
 
-struct merge *merge_new(void);
+struct merge *merge_new(atomic_size_t *total);
 void merge_free(struct merge *m);
 int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
 	       unsigned layer, int dirfd, int topfd);

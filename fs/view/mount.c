@@ -52,6 +52,7 @@ int view_mount(const struct view_args *a, struct cfs_mode *mode)
 	}
 	v->can_chown = caps_have(CAP_CHOWN);
 	v->timeout = VIEW_TIMEOUT;
+	v->index_limit = (size_t)a->index_mem << 20;  /* 0: view_init's default */
 	dent_init(&v->dentries, a->noepoch);
 	if (view_init(v) < 0) {
 		fprintf(stderr, "casefoldfs: cannot set up the view: out of memory\n");

@@ -5,6 +5,8 @@
 #ifndef CFS_VIEW_MOUNT_H
 #define CFS_VIEW_MOUNT_H
 
+#include <stdint.h>
+
 #include "common/mode.h"
 
 struct view_args {
@@ -17,6 +19,7 @@ struct view_args {
 	int strict;
 	int keep_ignorables;
 	int noepoch;                /* never rely on FUSE_NOTIFY_INC_EPOCH */
+	uint64_t index_mem;         /* -o index_mem, MiB; 0: the default */
 };
 
 /*

@@ -21,6 +21,7 @@ static const struct fk_ops table = {
 	.release = ovl_release,
 	.fsync = ovl_fsync,
 	.opendir = ovl_opendir,
+	.releasedir = ovl_releasedir,
 	.readdir = ovl_readdir,
 	.readdirplus = ovl_readdirplus,
 	.statfs = ovl_statfs,

@@ -25,6 +25,7 @@ void ovl_lookup(fk_req_t req, fk_ino_t parent, const char *name);
 void ovl_forget(fk_req_t req, fk_ino_t ino, uint64_t nlookup);
 void ovl_forget_multi(fk_req_t req, size_t count, struct fk_forget_data *list);
 void ovl_opendir(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi);
+void ovl_releasedir(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi);
 void ovl_readdir(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
 		 struct fk_file_info *fi);
 void ovl_readdirplus(fk_req_t req, fk_ino_t ino, size_t size, off_t off,

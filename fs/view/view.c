@@ -75,6 +75,8 @@ int view_init(struct view *v)
 	struct stat st;
 
 	pthread_mutex_init(&v->node_lock, NULL);
+	if (!v->index_limit)
+		v->index_limit = CFS_INDEX_MEM_DEFAULT;
 	v->root = node_new(DT_DIR);
 	if (!v->root)
 		return -ENOMEM;
@@ -325,7 +327,7 @@ void view_adjust(struct view *v, struct view_node *n, struct stat *st)
 /* Reads every layer's part of dir into a new index (change lock held). */
 static int build(struct view *v, struct view_node *dir, struct merge **out)
 {
-	struct merge *m = merge_new();
+	struct merge *m = merge_new(&v->index_bytes);
 	char path[PATH_MAX];
 	int r = m ? 0 : -ENOMEM, top = -1;
 
@@ -366,7 +368,85 @@ static int build(struct view *v, struct view_node *dir, struct merge **out)
 	return 0;
 }
 
-/* Builds dir's merged index if it has none yet (change lock not held). */
+/* Puts dir, whose index was just built, on the ring (node lock). */
+static void ring_add(struct view *v, struct view_node *dir)
+{
+	struct view_node *h = v->hand;
+
+	if (!h) {
+		v->hand = dir->d->rnext = dir->d->rprev = dir;
+		return;
+	}
+	dir->d->rnext = h;
+	dir->d->rprev = h->d->rprev;
+	h->d->rprev->d->rnext = dir;
+	h->d->rprev = dir;
+}
+
+/* Frees dir's index and takes it off the ring (node lock). */
+static void ring_drop(struct view *v, struct view_node *dir)
+{
+	struct view_dir *d = dir->d;
+
+	if (!d->index)
+		return;
+	if (d->rnext == dir) {
+		v->hand = NULL;
+	} else {
+		d->rprev->d->rnext = d->rnext;
+		d->rnext->d->rprev = d->rprev;
+		if (v->hand == dir)
+			v->hand = d->rnext;
+	}
+	d->rnext = d->rprev = NULL;
+	merge_free(d->index);
+	d->index = NULL;
+}
+
+/* Whether nothing refers to dir's index but dir (node lock). */
+static bool unused(const struct view_node *dir)
+{
+	return !dir->d->busy && !dir->children && !dir->opens && !dir->gone;
+}
+
+/*
+ * Brings the indexes' memory back under the bound if it went over, by
+ * freeing indexes other than the one just built that were not used since
+ * the hand last passed and that nothing refers to.  Two turns of the ring
+ * at most: one to take the second chances.  Node lock.
+ */
+static void trim(struct view *v)
+{
+	size_t n = 0;
+
+	if (atomic_load(&v->index_bytes) <= v->index_limit)
+		return;
+	for (struct view_node *i = v->hand; i; i = i->d->rnext) {
+		n++;
+		if (i->d->rnext == v->hand)
+			break;
+	}
+	for (size_t k = 0; k < 2 * n && v->hand && atomic_load(&v->index_bytes) > v->index_limit;
+	     k++) {
+		struct view_node *dir = v->hand;
+
+		v->hand = dir->d->rnext;
+		if (!unused(dir))
+			continue;
+		if (dir->d->used) {
+			dir->d->used = false;
+			continue;
+		}
+		ring_drop(v, dir);
+		v->index_evictions++;
+	}
+}
+
+/*
+ * Builds dir's merged index if it has none yet (change lock not held) and
+ * keeps it for the caller, who calls view_index_done once it no longer
+ * reads the index (on 0 only).
+ */
 int view_index(struct view *v, struct view_node *dir)
 {
 	struct merge *m = NULL;
@@ -377,6 +457,10 @@ int view_index(struct view *v, struct view_node *dir)
 		return -ENOTDIR;
 	pthread_mutex_lock(&v->node_lock);
 	have = dir->d->index != NULL;
+	if (have) {
+		dir->d->busy++;
+		dir->d->used = true;
+	}
 	pthread_mutex_unlock(&v->node_lock);
 	if (have)
 		return 0;
@@ -386,13 +470,26 @@ int view_index(struct view *v, struct view_node *dir)
 	pthread_mutex_unlock(&v->node_lock);
 	if (!have)
 		r = build(v, dir, &m);
-	if (r == 0 && m) {
+	if (r == 0) {
 		pthread_mutex_lock(&v->node_lock);
-		dir->d->index = m;
+		dir->d->busy++;
+		dir->d->used = true;
+		if (m) {
+			dir->d->index = m;
+			ring_add(v, dir);
+			trim(v);
+		}
 		pthread_mutex_unlock(&v->node_lock);
 	}
 	pthread_mutex_unlock(&dir->d->change);
 	return r;
+}
+
+void view_index_done(struct view *v, struct view_node *dir)
+{
+	pthread_mutex_lock(&v->node_lock);
+	dir->d->busy--;
+	pthread_mutex_unlock(&v->node_lock);
 }
 
 /*
@@ -531,6 +628,8 @@ void view_forget(struct view *v, struct view_node *n, uint64_t count)
 			merge_entry(p->d->index, n->idx)->node = NULL;
 		if (n->in_links)
 			links_remove(v, n);
+		if (n->d)
+			ring_drop(v, n);
 		if (n->all_prev)
 			n->all_prev->all_next = n->all_next;
 		else

@@ -11,11 +11,21 @@
  * the build of its index) and is held across them.  Two change locks are
  * taken only by rename, lower address first; a change lock is taken
  * before the node lock.
+ *
+ * The memory of all merged indexes is bounded (-o index_mem, as the tree's
+ * indexes, fs/README.md "Overlay views"): every built index is on a ring,
+ * and a build that takes the total over the bound sends a CLOCK hand round
+ * it, freeing indexes not used since the hand last passed; the next need
+ * rebuilds them from the layers, which is what a remount does.  An index is
+ * freed only when nothing refers to it: no request between view_index and
+ * view_index_done (busy), no node of one of its entries, no descriptor
+ * open on the directory, and not a removed directory's.
  */
 #ifndef CFS_VIEW_H
 #define CFS_VIEW_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -36,6 +46,9 @@ struct view_dir {
 	struct view_part *parts;   /* layers holding it, top first; node lock */
 	unsigned nparts;
 	struct cfs_dcache dcache;  /* what the kernel was handed; node lock */
+	uint32_t busy;             /* requests using the index; node lock */
+	bool used;                 /* CLOCK: used since the hand last passed */
+	struct view_node *rnext, *rprev;  /* the ring of built indexes */
 };
 
 /* One object the kernel holds (node lock for every field not immutable). */
@@ -73,6 +86,10 @@ struct view {
 	struct view_node **links;  /* upper files with several links, by inode
 				      number: one node per object (view_links) */
 	size_t nlinks, links_cap;  /* entered, buckets (a power of two) */
+	atomic_size_t index_bytes; /* all merged indexes' memory */
+	size_t index_limit;        /* -o index_mem (set before mounting) */
+	size_t index_evictions;    /* indexes freed to stay under it */
+	struct view_node *hand;    /* the ring's next to look at; NULL: empty */
 };
 
 /* view.c */
@@ -81,6 +98,7 @@ void view_destroy(struct view *v);
 struct view_node *view_node(struct view *v, uint64_t id);
 uint64_t view_id(const struct view *v, const struct view_node *n);
 int view_index(struct view *v, struct view_node *dir);
+void view_index_done(struct view *v, struct view_node *dir);
 struct view_node *view_child(struct view *v, struct view_node *dir, uint32_t idx);
 void view_forget(struct view *v, struct view_node *n, uint64_t count);
 void view_opened(struct view *v, struct view_node *n, int delta);
