@@ -140,6 +140,8 @@ void ovl_readlink(fk_req_t req, fk_ino_t ino)
  * An open for writing copies the file up first.  Nothing but the view
  * changes the layers, so the kernel keeps the file's pages across opens —
  * but for a file with several links, whose other names are other nodes.
+ * A file opened for reading on a lower layer is entered on its node, so
+ * that a copy-up moves it to the copy (view_readers_move).
  */
 void ovl_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
@@ -147,10 +149,21 @@ void ovl_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 	struct view_node *n = view_node(v, ino);
 	bool writes = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
 	struct stat st;
+	unsigned layer;
 	int fd, r = writes ? raise_up(v, n) : 0;
 
-	fd = r < 0 ? r : view_open(v, n, (fi->flags & ~(O_CREAT | O_EXCL | O_NOCTTY)) |
-				   O_NOFOLLOW);
+	for (fd = r; r == 0;) {
+		pthread_mutex_lock(&v->node_lock);
+		layer = n->layer;
+		pthread_mutex_unlock(&v->node_lock);
+		fd = view_open(v, n, (fi->flags & ~(O_CREAT | O_EXCL | O_NOCTTY)) | O_NOFOLLOW);
+		if (fd < 0 || (r = view_reader_add(v, n, layer, fd)) == 0)
+			break;
+		close(fd);
+		fd = r;
+		if (r == -EAGAIN)  /* copied up meanwhile: open the copy */
+			r = 0;
+	}
 	if (fd < 0) {
 		fk_reply_err(req, -fd);
 		return;
@@ -160,6 +173,7 @@ void ovl_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 	view_opened(v, n, 1);
 	if (fk_reply_open(req, fi) != 0) {
 		view_opened(v, n, -1);
+		view_reader_drop(v, n, fd);
 		close(fd);
 	}
 }
@@ -183,6 +197,7 @@ void ovl_release(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 	struct view *v = view_of(req);
 
 	view_opened(v, view_node(v, ino), -1);
+	view_reader_drop(v, view_node(v, ino), (int)fi->fh);
 	close((int)fi->fh);
 	fk_reply_err(req, 0);
 }

@@ -331,6 +331,8 @@ static int copy_file_one(struct view *v, struct view_node *n)
 		r = raise_node(v, n, tmp, false);
 	if (r < 0)
 		layer_clear_work(v->layers.workfd, tmp);
+	else
+		view_readers_move(v, n);
 	return r;
 }
 

@@ -50,6 +50,7 @@ static void node_free(struct view_node *n)
 	}
 	if (n->kept >= 0)
 		close(n->kept);
+	free(n->readers);
 	free(n->name);
 	free(n);
 }
@@ -650,6 +651,69 @@ void view_opened(struct view *v, struct view_node *n, int delta)
 	pthread_mutex_lock(&v->node_lock);
 	n->opens += (uint32_t)delta;
 	pthread_mutex_unlock(&v->node_lock);
+}
+
+/*
+ * A file open for reading on n's object in layer, as fd: if that is a
+ * lower layer, fd is entered for view_readers_move.  -EAGAIN if n was
+ * copied up since the open (the caller opens the copy instead).
+ */
+int view_reader_add(struct view *v, struct view_node *n, unsigned layer, int fd)
+{
+	int *r, ret = 0;
+
+	pthread_mutex_lock(&v->node_lock);
+	if (n->layer != layer) {
+		ret = -EAGAIN;
+	} else if (layer != 0) {
+		r = realloc(n->readers, (n->nreaders + 1) * sizeof(*r));
+		if (r) {
+			n->readers = r;
+			r[n->nreaders++] = fd;
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+	pthread_mutex_unlock(&v->node_lock);
+	return ret;
+}
+
+/* fd, open on n, is being closed. */
+void view_reader_drop(struct view *v, struct view_node *n, int fd)
+{
+	pthread_mutex_lock(&v->node_lock);
+	for (uint32_t i = 0; i < n->nreaders; i++)
+		if (n->readers[i] == fd) {
+			n->readers[i] = n->readers[--n->nreaders];
+			break;
+		}
+	pthread_mutex_unlock(&v->node_lock);
+}
+
+/*
+ * n was just copied up: every descriptor still open on its lower object
+ * now holds the copy (dup3 onto the same number, which is what the
+ * kernel's file handle names).  The kernel keeps one page cache for the
+ * node, filled by whichever open file reads it: a read through an old
+ * descriptor must not put the lower file's bytes there, where every
+ * later open would find them (fs/README.md, "Copy-up").  If the copy
+ * cannot be opened, the old descriptors keep the lower file.
+ */
+void view_readers_move(struct view *v, struct view_node *n)
+{
+	int fd;
+
+	pthread_mutex_lock(&v->node_lock);
+	fd = n->nreaders ? 0 : -1;
+	pthread_mutex_unlock(&v->node_lock);
+	if (fd < 0 || (fd = view_open(v, n, O_RDONLY | O_NOFOLLOW)) < 0)
+		return;
+	pthread_mutex_lock(&v->node_lock);
+	for (uint32_t i = 0; i < n->nreaders; i++)
+		dup3(fd, n->readers[i], O_CLOEXEC);
+	n->nreaders = 0;
+	pthread_mutex_unlock(&v->node_lock);
+	close(fd);
 }
 
 /* The change locks of two directories (once if they are one). */

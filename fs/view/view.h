@@ -62,6 +62,9 @@ struct view_node {
 	unsigned char type;        /* DT_*: immutable */
 	uint64_t ino;              /* the view's inode number */
 	uint32_t opens;            /* files open on it */
+	int *readers;              /* of those, the descriptors open on a lower
+				      object: copy-up moves them to the copy */
+	uint32_t nreaders;
 	bool linked;               /* the kernel reaches it by other names too
 				      (a link made through the view) */
 	int kept;                  /* once gone: its object, O_PATH, if open or
@@ -102,6 +105,9 @@ void view_index_done(struct view *v, struct view_node *dir);
 struct view_node *view_child(struct view *v, struct view_node *dir, uint32_t idx);
 void view_forget(struct view *v, struct view_node *n, uint64_t count);
 void view_opened(struct view *v, struct view_node *n, int delta);
+int view_reader_add(struct view *v, struct view_node *n, unsigned layer, int fd);
+void view_reader_drop(struct view *v, struct view_node *n, int fd);
+void view_readers_move(struct view *v, struct view_node *n);
 struct view_node *view_links(struct view *v, struct view_node *n, const struct stat *st);
 int view_path(struct view *v, struct view_node *n, unsigned layer, char *buf, size_t len);
 int view_room(struct view *v, struct view_node *dir, size_t len);

@@ -3,8 +3,8 @@
 # attributes, as fuse-overlayfs's copy does, live and after a remount; and
 # once a file is copied up and written, every later open reads the new
 # bytes, even while a descriptor opened on the lower file before the
-# copy-up is still open (that one may go on reading the lower file, as on
-# overlayfs).
+# copy-up is still open; that one reads the copy from then on (overlayfs
+# would go on showing it the lower file; the view cannot, fs/README.md).
 . "$(dirname "$0")/overlay_lib.sh"
 
 L=$T/low U=$T/upper W=$T/work
@@ -15,6 +15,7 @@ xset "$L/D/E" user.tag deeper
 xset "$L/C" user.tag chmod
 printf 'old bytes\n' >"$L/r"
 printf 'old\n' >"$L/s"
+printf 'old bytes, longer than the new\n' >"$L/q"
 opts="lowerdir=$L,upperdir=$U,workdir=$W"
 ovl_mount "$opts" overlay
 
@@ -44,10 +45,23 @@ cat "$M/s" >/dev/null
 sh -c "echo more >>'$M/s'" || fail "append s"
 [ "$(cat "$M/s")" = "$(printf 'old\nmore')" ] || fail "s after an append reads $(cat "$M/s" | tr '\n' ' ')"
 exec 3<&-
+# A rewrite shorter than the lower file, then a read through a descriptor
+# opened before it: the kernel keeps one page cache for the node, filled
+# by whichever file reads, so that read must not bring the lower file's
+# bytes into it (every later open then read "old " until a remount).  The
+# old descriptor reads the copy from the copy-up on (fs/README.md).
+exec 3<"$M/q"
+cat "$M/q" >/dev/null
+sh -c "printf 'new\n' >'$M/q'" || fail "rewrite q"
+got=$(cat <&3)
+[ "$got" = new ] || fail "the descriptor opened before the copy-up reads $got"
+[ "$(cat "$M/q")" = new ] || fail "a later open of q reads $(cat "$M/q")"
+exec 3<&-
 cd / || fail cd
 cfs_umount
 ovl_mount "$opts" overlay
 check_tags "after a remount"
 [ "$(cat "$M/r")" = "new bytes, longer" ] || fail "r after a remount"
+[ "$(cat "$M/q")" = new ] || fail "q after a remount"
 cfs_umount
 echo "copy-up: directories keep their xattrs, later opens see the copy"
