@@ -33,22 +33,10 @@
 #include "view/mount.h"
 
 struct cli {
-	const char *backing;
-	char *encoding;         /* -o casefold=ENCODING, allocated by fuse_opt */
-	int casefold_bare;      /* -o casefold: the default encoding */
-	int strict;
-	int keep_ignorables;
-	int normalize_all;
-	int noepoch;            /* never rely on FUSE_NOTIFY_INC_EPOCH */
-	int nohandles;          /* path locators only (fs/README.md) */
+	struct tree_args tree;  /* a tree's options; a view takes its encoding,
+				   strict, keep_ignorables and noepoch too */
 	char *fd_cache;         /* -o fd_cache=N, checked by optcheck_number */
 	char *index_mem;        /* -o index_mem=MiB */
-	char *flagstore;        /* -o flagstore=trusted|user, allocated by fuse_opt */
-	char *cache;            /* -o cache=auto|fanotify|inotify|timeout */
-	char *timeout;          /* -o timeout=SECONDS */
-	char *opens;            /* -o opens=daemon|kernel */
-	int case_rename;        /* issue 21: client behaviour beyond ext4's */
-	int casefold_nonempty;
 	char *nfs_nodes;        /* forgotten nodes kept for NFS handles */
 	char *logfile;          /* -o logfile=FILE: a detached daemon's messages */
 	char *lowerdir;         /* an overlay view (issue 25): its layers, top first */
@@ -62,21 +50,21 @@ struct cli {
 enum { KEY_CASEFOLD_BARE };
 
 static const struct fuse_opt cli_spec[] = {
-	{ "casefold=%s", offsetof(struct cli, encoding), 0 },
+	{ "casefold=%s", offsetof(struct cli, tree.encoding), 0 },
 	FUSE_OPT_KEY("casefold", KEY_CASEFOLD_BARE),
-	{ "strict_encoding", offsetof(struct cli, strict), 1 },
-	{ "keep_ignorables", offsetof(struct cli, keep_ignorables), 1 },
-	{ "normalize_all", offsetof(struct cli, normalize_all), 1 },
-	{ "noepoch", offsetof(struct cli, noepoch), 1 },
-	{ "nohandles", offsetof(struct cli, nohandles), 1 },
+	{ "strict_encoding", offsetof(struct cli, tree.strict), 1 },
+	{ "keep_ignorables", offsetof(struct cli, tree.keep_ignorables), 1 },
+	{ "normalize_all", offsetof(struct cli, tree.normalize_all), 1 },
+	{ "noepoch", offsetof(struct cli, tree.noepoch), 1 },
+	{ "nohandles", offsetof(struct cli, tree.nohandles), 1 },
 	{ "fd_cache=%s", offsetof(struct cli, fd_cache), 0 },
 	{ "index_mem=%s", offsetof(struct cli, index_mem), 0 },
-	{ "flagstore=%s", offsetof(struct cli, flagstore), 0 },
-	{ "cache=%s", offsetof(struct cli, cache), 0 },
-	{ "timeout=%s", offsetof(struct cli, timeout), 0 },
-	{ "opens=%s", offsetof(struct cli, opens), 0 },
-	{ "case_rename", offsetof(struct cli, case_rename), 1 },
-	{ "casefold_nonempty", offsetof(struct cli, casefold_nonempty), 1 },
+	{ "flagstore=%s", offsetof(struct cli, tree.flagstore), 0 },
+	{ "cache=%s", offsetof(struct cli, tree.cache), 0 },
+	{ "timeout=%s", offsetof(struct cli, tree.timeout), 0 },
+	{ "opens=%s", offsetof(struct cli, tree.opens), 0 },
+	{ "case_rename", offsetof(struct cli, tree.case_rename), 1 },
+	{ "casefold_nonempty", offsetof(struct cli, tree.casefold_nonempty), 1 },
 	{ "nfs_nodes=%s", offsetof(struct cli, nfs_nodes), 0 },
 	{ "logfile=%s", offsetof(struct cli, logfile), 0 },
 	{ "lowerdir=%s", offsetof(struct cli, lowerdir), 0 },
@@ -98,11 +86,11 @@ static int cli_proc(void *data, const char *arg, int key, struct fuse_args *outa
 
 	(void)outargs;
 	if (key == KEY_CASEFOLD_BARE) {
-		cli->casefold_bare = 1;
+		cli->tree.casefold_bare = 1;
 		return 0;
 	}
-	if (key == FUSE_OPT_KEY_NONOPT && !cli->backing) {
-		cli->backing = arg;
+	if (key == FUSE_OPT_KEY_NONOPT && !cli->tree.backing) {
+		cli->tree.backing = arg;
 		return 0;
 	}
 	if (key == FUSE_OPT_KEY_OPT && optcheck_unknown(arg) < 0)
@@ -235,19 +223,19 @@ static int run_mode(const struct cfs_mode *mode, struct fuse_args *args,
 /* Options of a tree's mount that mean nothing for an overlay view. */
 static const char *tree_only(const struct cli *cli)
 {
-	if (cli->case_rename)
+	if (cli->tree.case_rename)
 		return "case_rename";
-	if (cli->casefold_nonempty)
+	if (cli->tree.casefold_nonempty)
 		return "casefold_nonempty";
-	if (cli->flagstore)
+	if (cli->tree.flagstore)
 		return "flagstore";
-	if (cli->cache)
+	if (cli->tree.cache)
 		return "cache";
-	if (cli->opens)
+	if (cli->tree.opens)
 		return "opens";
-	if (cli->normalize_all)
+	if (cli->tree.normalize_all)
 		return "normalize_all";
-	if (cli->encoding && strcmp(cli->encoding, "none") == 0)
+	if (cli->tree.encoding && strcmp(cli->tree.encoding, "none") == 0)
 		return "casefold=none";
 	return NULL;
 }
@@ -262,15 +250,15 @@ static int run_view(struct cli *cli, struct fuse_args *args, struct fuse_cmdline
 {
 	struct view_args a = {
 		.lowerdir = cli->lowerdir, .upperdir = cli->upperdir, .workdir = cli->workdir,
-		.label = co->mountpoint ? cli->backing : NULL, .encoding = cli->encoding,
-		.strict = cli->strict, .keep_ignorables = cli->keep_ignorables,
-		.noepoch = cli->noepoch, .index_mem = num->index_mem,
+		.label = co->mountpoint ? cli->tree.backing : NULL, .encoding = cli->tree.encoding,
+		.strict = cli->tree.strict, .keep_ignorables = cli->tree.keep_ignorables,
+		.noepoch = cli->tree.noepoch, .index_mem = num->index_mem,
 	};
 	const char *bad = tree_only(cli);
 	struct cfs_mode mode;
 
-	if (!co->mountpoint && cli->backing)
-		co->mountpoint = strdup(cli->backing);
+	if (!co->mountpoint && cli->tree.backing)
+		co->mountpoint = strdup(cli->tree.backing);
 	if (!co->mountpoint) {
 		cfs_usage_line(stderr, prog);
 		return 1;
@@ -292,26 +280,20 @@ static int run_view(struct cli *cli, struct fuse_args *args, struct fuse_cmdline
 static int run_tree(const struct cli *cli, struct fuse_args *args, struct fuse_cmdline_opts *co,
 		    const struct numbers *num, const char *prog)
 {
-	struct tree_args a = {
-		.backing = cli->backing, .encoding = cli->encoding,
-		.casefold_bare = cli->casefold_bare, .strict = cli->strict,
-		.keep_ignorables = cli->keep_ignorables, .normalize_all = cli->normalize_all,
-		.noepoch = cli->noepoch, .nohandles = cli->nohandles, .flagstore = cli->flagstore,
-		.cache = cli->cache, .timeout = cli->timeout, .opens = cli->opens,
-		.case_rename = cli->case_rename, .casefold_nonempty = cli->casefold_nonempty,
-		.fd_cache = num->fd_cache, .index_mem = num->index_mem,
-		.nfs_nodes = num->nfs_nodes,
-	};
+	struct tree_args a = cli->tree;
 	struct cfs_mode mode;
 
 	if (cli->upperdir || cli->workdir) {
 		fprintf(stderr, "casefoldfs: upperdir and workdir need lowerdir\n");
 		return 1;
 	}
-	if (!cli->backing || !co->mountpoint) {
+	if (!cli->tree.backing || !co->mountpoint) {
 		cfs_usage_line(stderr, prog);
 		return 1;
 	}
+	a.fd_cache = num->fd_cache;
+	a.index_mem = num->index_mem;
+	a.nfs_nodes = num->nfs_nodes;
 	if (mountcheck(co->mountpoint) < 0 || log_choose(cli->logfile, co->mountpoint) < 0 ||
 	    tree_mount(&a, &mode) < 0)
 		return 1;
@@ -348,11 +330,11 @@ int main(int argc, char *argv[])
 	ret = cli.lowerdir ? run_view(&cli, &args, &co, &num, argv[0])
 			   : run_tree(&cli, &args, &co, &num, argv[0]);
 out:
-	free(cli.encoding);
-	free(cli.flagstore);
-	free(cli.cache);
-	free(cli.timeout);
-	free(cli.opens);
+	free(cli.tree.encoding);
+	free(cli.tree.flagstore);
+	free(cli.tree.cache);
+	free(cli.tree.timeout);
+	free(cli.tree.opens);
 	free(cli.lowerdir);
 	free(cli.upperdir);
 	free(cli.workdir);

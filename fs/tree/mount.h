@@ -9,21 +9,23 @@
 
 #include "common/mode.h"
 
+/* What the command line asks of a tree's mount: main.c's fuse_opt fills it. */
 struct tree_args {
 	const char *backing;
-	const char *encoding;       /* -o casefold=ENCODING, or NULL */
+	char *encoding;             /* -o casefold=ENCODING, or NULL */
 	int casefold_bare;          /* -o casefold: the default encoding */
 	int strict;
 	int keep_ignorables;
 	int normalize_all;
 	int noepoch;                /* never rely on FUSE_NOTIFY_INC_EPOCH */
 	int nohandles;              /* path locators only (fs/README.md) */
-	const char *flagstore;      /* -o flagstore=trusted|user, or NULL */
-	const char *cache;          /* -o cache=auto|fanotify|inotify|timeout */
-	const char *timeout;        /* -o timeout=SECONDS */
-	const char *opens;          /* -o opens=daemon|kernel */
-	int case_rename;
+	char *flagstore;            /* -o flagstore=trusted|user, or NULL */
+	char *cache;                /* -o cache=auto|fanotify|inotify|timeout */
+	char *timeout;              /* -o timeout=SECONDS */
+	char *opens;                /* -o opens=daemon|kernel */
+	int case_rename;            /* issue 21: client behaviour beyond ext4's */
 	int casefold_nonempty;
+	/* The numbers, as main.c checked them: */
 	uint64_t fd_cache;          /* descriptors; 0: the default */
 	uint64_t index_mem;         /* MiB; 0: the default */
 	uint64_t nfs_nodes;         /* forgotten nodes kept for NFS handles */
