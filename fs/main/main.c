@@ -43,7 +43,7 @@ struct cli {
 	char *upperdir;
 	char *workdir;
 	int nopassthrough;      /* -o nopassthrough: the daemon serves every read */
-	int nouring;            /* -o nouring: requests by read(2) even where io_uring is on */
+	int uring;              /* -o uring: requests by io_uring where the kernel offers it */
 	char *request_timeout;  /* -o request_timeout=SECONDS, 0: none */
 };
 
@@ -71,7 +71,7 @@ static const struct fuse_opt cli_spec[] = {
 	{ "upperdir=%s", offsetof(struct cli, upperdir), 0 },
 	{ "workdir=%s", offsetof(struct cli, workdir), 0 },
 	{ "nopassthrough", offsetof(struct cli, nopassthrough), 1 },
-	{ "nouring", offsetof(struct cli, nouring), 1 },
+	{ "uring", offsetof(struct cli, uring), 1 },
 	{ "request_timeout=%s", offsetof(struct cli, request_timeout), 0 },
 	FUSE_OPT_END
 };
@@ -169,7 +169,7 @@ static int run_session(const struct cfs_mode *mode, struct fuse_args *args,
 {
 	struct fk_options opt = {
 		.passthrough = mode->passthrough && !cli->nopassthrough && caps_have(CAP_SYS_ADMIN),
-		.uring = !cli->nouring,
+		.uring = cli->uring,
 		.request_timeout = (unsigned)num->request_timeout,
 		.debug = co->debug,
 	};

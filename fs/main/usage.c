@@ -93,11 +93,12 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "files to the kernel where it can (passthrough,\n"
 	  "Linux 6.9+); with this option the daemon serves\n"
 	  "them all, as an ordinary user's daemon does" },
-	{ "nouring", NULL,
-	  "where the kernel offers FUSE over io_uring (Linux\n"
-	  "6.14+, once root has set the fuse module's\n"
-	  "enable_uring), the daemon takes its requests by\n"
-	  "it; with this option, by read(2) as elsewhere" },
+	{ "uring", NULL,
+	  "take requests by FUSE over io_uring where the\n"
+	  "kernel offers it (Linux 6.14+, once root has set\n"
+	  "the fuse module's enable_uring): a system call\n"
+	  "less a request, but one thread a CPU, so one\n"
+	  "request that blocks holds that CPU's other callers" },
 	{ "logfile", "FILE",
 	  "where the detached daemon appends its messages\n"
 	  "(default: syslog, or without one the file named\n"

@@ -9,8 +9,8 @@
 # tree and a lookup in another case; a 5 MB write and reads served by the
 # daemon (-o nopassthrough); callers killed while their requests
 # wait on a stopped daemon and while it answers; a clean unmount (exit
-# status 0, sanitizers included); -o nouring, and enable_uring unset, keep
-# requests on read(2).
+# status 0, sanitizers included); without -o uring (the default), and with
+# enable_uring unset, requests stay on read(2).
 CF_NEEDS_ROOT="only root may set /sys/module/fuse/parameters/enable_uring"
 . "$(dirname "$0")/lib.sh"
 
@@ -23,7 +23,7 @@ echo Y >"$P" || fail "setting $P"
 stats() { getfattr --only-values -n "${CFS_XATTRS}stats" "$M" 2>/dev/null; }
 field() { stats | tr ' ' '\n' | awk -v k="$1" 'p { print; exit } $0 == k { p = 1 }'; }
 
-cfs_mount
+cfs_mount -o uring
 case $(field io_uring) in
 on) ;;
 off:kernel) cfs_umount; skip "the kernel offers no FUSE_OVER_IO_URING although $P is Y" ;;
@@ -101,13 +101,13 @@ cfs_umount
 
 # Reads and writes through the rings too (passthrough leaves them to the
 # kernel): 1 MiB requests, and READ's data put straight into the entry.
-cfs_mount -o nopassthrough
+cfs_mount -o uring,nopassthrough
 [ "$(field io_uring)" = on ] || fail "-o nopassthrough: $(stats)"
 head -c 5000000 /dev/urandom >"$T/data"
 cp "$T/data" "$M/ci/Data.bin" || fail "a write through the rings"
 cmp -s "$T/data" "$B/ci/Data.bin" || fail "the backing file differs from what was written"
 cfs_umount
-cfs_mount -o nopassthrough
+cfs_mount -o uring,nopassthrough
 before=$(field uring_served)
 cmp -s "$T/data" "$M/ci/DATA.BIN" || fail "a read through the rings differs"
 cmp -s -i 4321000:4321000 -n 7000 "$T/data" "$M/ci/data.bin" ||
@@ -117,18 +117,18 @@ cmp -s -i 4321000:4321000 -n 7000 "$T/data" "$M/ci/data.bin" ||
 	fail "the reads did not come by the rings: $before before, $(stats)"
 cfs_umount
 
-# -o nouring: INIT does not take it, nothing comes by the rings.
-cfs_mount -o nouring
-[ "$(field io_uring)" = off:not-asked ] || fail "-o nouring: $(stats)"
-stats | grep -q over_io_uring && fail "-o nouring: INIT took over_io_uring: $(stats)"
-[ "$(cat "$M/ci/after")" = after ] || fail "-o nouring: a read"
+# Not asked (the default): INIT does not take it, nothing comes by the rings.
+cfs_mount
+[ "$(field io_uring)" = off:not-asked ] || fail "without -o uring: $(stats)"
+stats | grep -q over_io_uring && fail "without -o uring: INIT took over_io_uring: $(stats)"
+[ "$(cat "$M/ci/after")" = after ] || fail "without -o uring: a read"
 cfs_umount
 
 # enable_uring unset: the kernel does not offer it.
 echo N >"$P" || fail "unsetting $P"
-cfs_mount
+cfs_mount -o uring
 [ "$(field io_uring)" = off:kernel ] || fail "enable_uring N: $(stats)"
 [ "$(cat "$M/ci/AFTER")" = after ] || fail "enable_uring N: a read"
 cfs_umount
 echo "io_uring: $possible queues, $((served - before)) requests served by them for 300 files;" \
-	"killed callers; -o nouring and enable_uring N read /dev/fuse"
+	"killed callers; without -o uring, and with enable_uring N, requests come by read(2)"
