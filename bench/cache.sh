@@ -83,11 +83,8 @@ FUSE_MODE=
 
 as_user() { HOME=$T/home setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
 
-mounted() { grep -qs " $1 fuse" /proc/mounts; }
 cleanup() {
-	for m in "$RM" "$UM" "$MBF"; do
-		if mounted "$m"; then fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" || :; fi
-	done
+	unmount_all "$RM" "$UM" "$MBF"
 	for p in $ROOT_PID $USER_PID $BFS_PID; do kill "$p" 2>/dev/null || :; done
 	[ -z "$FUSE_MODE" ] || chmod "$FUSE_MODE" /dev/fuse
 	rm -rf "$T"
@@ -101,15 +98,6 @@ prelude_user "$T"
 elapsed() { echo $(($(date +%s) - START)); }
 note() { echo "cache: $* ($(elapsed) s)" >&2; }
 
-wait_mount() { # MOUNTPOINT PID
-	i=0
-	while ! mounted "$1"; do
-		kill -0 "$2" 2>/dev/null || { cat "$T/daemon.log" >&2; die "mount on $1 failed"; }
-		i=$((i + 1))
-		[ $i -lt 400 ] || die "mount on $1 timed out"
-		sleep 0.05
-	done
-}
 # The daemons run in the foreground as our children: known PIDs, exit status
 # checked at unmount.  casefoldfs with its defaults, as scripts/quickstart
 # mounts it; bindfs with its defaults (single-threaded, 1 s timeouts).

@@ -29,9 +29,8 @@ T=$(mktemp -d "$TMP/casefold-floor.XXXXXX") || exit 1
 B=$T/backing M=$T/mnt R=$T/records PID=
 mkdir "$B" "$M"
 : >"$R"
-mounted() { grep -qs " $M fuse" /proc/mounts; }
 cleanup() {
-	if mounted; then fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M" || :; fi
+	unmount_all "$M"
 	[ -z "$PID" ] || kill "$PID" 2>/dev/null || :
 	rm -rf "$T"
 }
@@ -41,13 +40,7 @@ trap 'exit 1' INT TERM HUP
 start() { # DAEMON ARGS...: in the foreground, as our child; waits for the mount
 	"$@" 2>>"$T/daemon.log" &
 	PID=$!
-	i=0
-	while ! mounted; do
-		kill -0 "$PID" 2>/dev/null || { cat "$T/daemon.log" >&2; die "$1 did not mount"; }
-		i=$((i + 1))
-		[ $i -lt 400 ] || die "$1: mount timed out"
-		sleep 0.05
-	done
+	wait_mount "$M" "$PID"
 }
 stop() { fusermount3 -u "$M"; wait "$PID" || die "a daemon exited with status $?"; PID=; }
 

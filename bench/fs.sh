@@ -48,28 +48,13 @@ mkdir "$B" "$MC" "$MB"
 CFS_PID=
 BFS_PID=
 
-mounted() { grep -qs " $1 fuse" /proc/mounts; }
-
 cleanup() {
-	for m in "$MC" "$MB"; do
-		if mounted "$m"; then fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" || :; fi
-	done
+	unmount_all "$MC" "$MB"
 	for p in $CFS_PID $BFS_PID; do kill "$p" 2>/dev/null || :; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-
-# wait_mount MOUNTPOINT PID: until the daemon PID has mounted, or died.
-wait_mount() {
-	i=0
-	while ! mounted "$1"; do
-		kill -0 "$2" 2>/dev/null || { cat "$T/daemon.log" >&2; die "mount on $1 failed"; }
-		i=$((i + 1))
-		[ $i -lt 400 ] || die "mount on $1 timed out"
-		sleep 0.05
-	done
-}
 
 # Both daemons run in the foreground as our children: their PIDs are known
 # (VmRSS, cleanup) and their exit status is checked at unmount.

@@ -75,11 +75,8 @@ MNT=$T/mnt UMNT=$T/umnt R=$T/records
 mkdir "$MNT" "$UMNT" "$T/mods" "$T/few" "$T/uniform" "$T/copy" "$T/lists" "$T/ulists" "$T/work" "$T/bin"
 : >"$R"
 PID= MP=$MNT FUSE_MODE=
-mounted() { grep -qs " $MP fuse" /proc/mounts; }
 cleanup() {
-	for MP in "$MNT" "$UMNT"; do
-		if mounted; then fusermount3 -u "$MP" 2>/dev/null || fusermount3 -uz "$MP" || :; fi
-	done
+	unmount_all "$MNT" "$UMNT"
 	[ -z "$PID" ] || kill "$PID" 2>/dev/null || :
 	[ -z "$FUSE_MODE" ] || chmod "$FUSE_MODE" /dev/fuse
 	rm -rf "$T"
@@ -114,13 +111,7 @@ mount_peer() {
 		MP=$UMNT ROOT=$UMNT RUN=as_user FSB=$UF ;;
 	esac
 	PID=$!
-	i=0
-	while ! mounted; do
-		kill -0 "$PID" 2>/dev/null || { tail -n 5 "$T/daemon.log" >&2; die "$1 did not mount"; }
-		i=$((i + 1))
-		[ $i -lt 30000 ] || die "$1: no mount after 300 s"
-		sleep 0.01   # the mount is timed: 10 ms granularity
-	done
+	wait_mount "$MP" "$PID" 30000 0.01   # timed: 10 ms granularity, up to 300 s
 }
 umount_peer() {
 	fusermount3 -u "$MP" || die "fusermount3 -u failed"
@@ -155,8 +146,7 @@ $GEN lists "$T/ulists" "$LAYERS" "$FILES" "$SEED" "$PICK" --uniform || die "maki
 # (what the subdirectories made through the mount inherit).
 "$CFS" -f "$T/copy" "$MNT" 2>>"$T/daemon.log" &
 PID=$!
-i=0
-while ! mounted; do kill -0 "$PID" 2>/dev/null || die "casefoldfs did not mount"; i=$((i + 1)); [ $i -lt 400 ] || die "mount"; sleep 0.05; done
+wait_mount "$MNT" "$PID"
 mkdir "$MNT/m" && chattr +F "$MNT/m" || die "chattr +F on the copy"
 $GEN merged "$MNT/m" "$LAYERS" "$FILES" "$SEED" || die "making the copy failed"
 umount_peer casefoldfs

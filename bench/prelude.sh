@@ -1,5 +1,6 @@
-# Sourced by the benchmark sections that mount (fs, cache, scale, overlay),
-# from the top of the tree: what each checks and builds before measuring.
+# Sourced by the benchmark sections that mount (fs, cache, scale, overlay,
+# floor, transport, wine), from the top of the tree: what each checks and
+# builds before measuring, and how each mounts and unmounts.
 #   die MESSAGE                   the section's name, the message, exit 1
 #   prelude WHY TOOL...           root (needed for WHY), /dev/fuse, and
 #                                 fusermount3, chattr and TOOL on the PATH
@@ -14,6 +15,15 @@
 #                                 the end), and UCFS and UF: CFS and F where
 #                                 that user can run them (copies in DIR/bin
 #                                 when the checkout is not traversable)
+#   mounted DIR                   a FUSE filesystem is mounted on DIR
+#   wait_mount DIR PID [TICKS [TICK]]
+#                                 waits until the daemon PID (our child, in
+#                                 the foreground) has mounted on DIR: polls
+#                                 every TICK seconds (0.05), dies when PID
+#                                 exits first (the end of $T/daemon.log
+#                                 shown) or after TICKS polls (400)
+#   unmount_all DIR...            cleanup's: unmounts what is still mounted
+#                                 on each DIR, lazily if it must
 
 die() { echo "${0##*/}: $*" >&2; exit 1; }
 
@@ -52,4 +62,22 @@ prelude_user() {
 	UCFS=$CFS UF=$F
 	if ! as_user test -x "$CFS"; then cp "$CFS" "$1/bin/casefoldfs" && UCFS=$1/bin/casefoldfs; fi
 	if ! as_user test -x "$F"; then cp "$F" "$1/bin/fsbench" && UF=$1/bin/fsbench; fi
+}
+
+mounted() { grep -qs " $1 fuse" /proc/mounts; }
+
+wait_mount() {
+	_i=0
+	while ! mounted "$1"; do
+		kill -0 "$2" 2>/dev/null || { tail -n 20 "$T/daemon.log" >&2; die "nothing mounted on $1: the daemon exited"; }
+		_i=$((_i + 1))
+		[ "$_i" -lt "${3:-400}" ] || die "nothing mounted on $1 after ${3:-400} polls"
+		sleep "${4:-0.05}"
+	done
+}
+
+unmount_all() {
+	for _m in "$@"; do
+		if mounted "$_m"; then fusermount3 -u "$_m" 2>/dev/null || fusermount3 -uz "$_m" || :; fi
+	done
 }

@@ -55,10 +55,9 @@ WATCH_PID=
 ROWS=$T/rows
 : >"$ROWS"
 
-mounted() { grep -qs " $M fuse" /proc/mounts; }
 cleanup() {
 	[ -z "$WATCH_PID" ] || kill "$WATCH_PID" 2>/dev/null
-	if mounted; then fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"; fi
+	unmount_all "$M"
 	[ -z "$CFS_PID" ] || kill "$CFS_PID" 2>/dev/null
 	rm -rf "$T"
 }
@@ -67,13 +66,7 @@ trap 'exit 1' INT TERM HUP
 
 "$CFS" -f "$B" "$M" 2>"$T/daemon.log" &
 CFS_PID=$!
-i=0
-while ! mounted; do
-	kill -0 "$CFS_PID" 2>/dev/null || { cat "$T/daemon.log" >&2; die "mount failed"; }
-	i=$((i + 1))
-	[ $i -lt 400 ] || die "mount timed out"
-	sleep 0.05
-done
+wait_mount "$M" "$CFS_PID"
 
 # The daemon's own figures, where it has them: "nodes N fds F ... fd_cache C ...".
 stats() { getfattr -n trusted.casefoldfs.stats --only-values "$M" 2>/dev/null; }

@@ -42,19 +42,12 @@ URING=/sys/module/fuse/parameters/enable_uring
 URING_WAS=
 cleanup() {
 	[ -z "$URING_WAS" ] || echo "$URING_WAS" > "$URING"
-	if grep -qs " $M fuse" /proc/mounts; then umount "$M" 2>/dev/null || umount -l "$M" || :; fi
+	if mounted "$M"; then umount "$M" 2>/dev/null || umount -l "$M" || :; fi
 	[ -z "$PID" ] || { kill -CONT "$PID" 2>/dev/null; kill "$PID" 2>/dev/null || :; }
 	rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_mounted() {
-	for _ in $(seq 200); do
-		grep -qs " $M fuse" /proc/mounts && return 0
-		sleep 0.05
-	done
-	die "nothing mounted on $M"
-}
 unmount() { umount "$M"; wait "$PID" || die "the daemon exited with status $?"; PID=; }
 value() { "$@" | awk -v k="$V" '$1 == k { print $2 }'; }
 
@@ -63,7 +56,7 @@ for round in $(seq "$ROUNDS"); do
 	if [ $((round % 2)) = 1 ]; then loops="libfuse fk"; else loops="fk libfuse"; fi
 	for loop in $loops; do
 		"$NULLFS" "$loop" "$M" & PID=$!
-		wait_mounted
+		wait_mount "$M" "$PID"
 		V=per
 		echo "lookup $loop $(value "$F" statall exact "$M" "$NAMES")" >> "$R"
 		echo "getattr $loop $(value "$F" statall exact "$M" "$NAMES")" >> "$R"
@@ -72,7 +65,7 @@ for round in $(seq "$ROUNDS"); do
 done
 
 # 2. Sequential I/O.
-mount_cfs() { "$CFS" -f "$@" "$B" "$M" 2>>"$T/daemon.log" & PID=$!; wait_mounted; }
+mount_cfs() { "$CFS" -f "$@" "$B" "$M" 2>>"$T/daemon.log" & PID=$!; wait_mount "$M" "$PID"; }
 for round in $(seq "$IO_ROUNDS"); do
 	for peer in native passthrough daemon; do
 		case $peer in

@@ -37,7 +37,7 @@ FILL_SIZES=$SIZES
 case " $SIZES " in *" $PASS_N "*) ;; *) FILL_SIZES="$SIZES $PASS_N" ;; esac
 START=$(date +%s)
 
-die() { echo "wine.sh: $*" >&2; exit 1; }
+. bench/prelude.sh
 WINE=${CF_WINE:-}
 if [ -z "$WINE" ]; then
 	for w in /usr/lib/wine/wine64 wine64 wine; do
@@ -48,8 +48,7 @@ fi
 WINESERVER=$(dirname "$WINE")/wineserver
 [ -x "$WINESERVER" ] || WINESERVER=$(command -v wineserver) || die "no wineserver"
 command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "no MinGW-w64 compiler: skipped"; exit 0; }
-[ "$(id -u)" = 0 ] || die "needs root (mounts)"
-[ -c /dev/fuse ] || die "no /dev/fuse"
+prelude mounts
 make -s O="$O" lib "$O/casefoldfs" || die "build failed"
 CFS=$O/casefoldfs
 
@@ -68,10 +67,9 @@ CFS_PID=
 export WINEPREFIX="$T/wineprefix" HOME="$T/home" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 unset DISPLAY WAYLAND_DISPLAY XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME
 
-mounted() { grep -qs " $M fuse" /proc/mounts; }
 cleanup() {
 	[ -d "$WINEPREFIX" ] && "$WINESERVER" -k 2>/dev/null
-	if mounted; then fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"; fi
+	unmount_all "$M"
 	[ -z "$CFS_PID" ] || kill "$CFS_PID" 2>/dev/null
 	rm -rf "$T"
 }
@@ -94,12 +92,7 @@ timeout 300 "$WINE" wineboot -i >"$T/wineboot.log" 2>&1 </dev/null ||
 mount_cfs() {
 	"$CFS" -f "$@" "$B" "$M" 2>>"$T/daemon.log" &
 	CFS_PID=$!
-	i=0
-	until mounted; do
-		kill -0 "$CFS_PID" 2>/dev/null || die "casefoldfs did not mount: $(tail -n 5 "$T/daemon.log")"
-		i=$((i + 1)); [ $i -lt 400 ] || die "mount timed out"
-		sleep 0.05
-	done
+	wait_mount "$M" "$CFS_PID"
 }
 umount_cfs() {
 	rc=0

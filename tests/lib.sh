@@ -63,6 +63,25 @@ wait_for() {
 	fail "waited ${limit}0 ms in vain for: $*"
 }
 
+# fuse_mounted DIR [TYPE]: a FUSE filesystem is mounted on DIR (of TYPE,
+# as /proc/mounts names it: fuse.casefoldfs).
+fuse_mounted() { grep -qs " $1 ${2:-fuse}[. ]" /proc/mounts; }
+# wait_mounted DIR PID: polls every 50 ms, up to 20 s, until PID (a FUSE
+# daemon run in the foreground, our child) has mounted on DIR; status 1 when
+# PID exits first or time runs out.
+wait_mounted() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		fuse_mounted "$1" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+# wait_unmounted DIR: until nothing FUSE is mounted on DIR (an unmount may
+# return before the daemon has let go); fails the test after 10 s.
+wait_unmounted() { wait_for 10 eval "! fuse_mounted '$1'"; }
+
 # cf_may_mount: skips when this run must not mount (tests/run --no-fuse,
 # as in a package build) or there is no FUSE.
 cf_may_mount() {

@@ -45,7 +45,7 @@ M=$T/mnt
 mkdir "$B" "$M"
 CFS_PID=
 
-mounted() { grep -qs " $M fuse" /proc/mounts; }
+mounted() { fuse_mounted "$M"; }
 
 cfs_cleanup() {
 	if mounted; then
@@ -80,8 +80,11 @@ cfs_user_binary() {
 	CFS_USER=${CFS_USER:-$CFS}
 }
 
-# cfs_mount [OPTIONS...]: mounts $B on $M and waits until it is there.
-cfs_mount() {
+# cfs_start ARGS...: `casefoldfs -f [CF_MOUNT_OPTS] ARGS...`, mounting on $M,
+# in the background with the limits above (as CFS_AS if set); waits until
+# it has mounted.  The one way every suite starts the daemon (cfs_mount for
+# $B; ovl_mount, the overlay suites', for a view).
+cfs_start() {
 	local as=() cfs=$CFS
 	if [ -n "$CFS_AS" ]; then
 		chmod 755 "$T"
@@ -92,16 +95,14 @@ cfs_mount() {
 	# shellcheck disable=SC2086
 	"${as[@]}" prlimit --nofile="$CF_DAEMON_NOFILE:$CF_DAEMON_NOFILE" \
 		${CF_DAEMON_STACK:+--stack="$CF_DAEMON_STACK"} "$cfs" -f $CF_MOUNT_OPTS "$@" \
-		"$B" "$M" 2>>"$T/daemon.log" &
+		2>>"$T/daemon.log" &
 	CFS_PID=$!
-	for _ in $(seq 200); do
-		mounted && return 0
-		kill -0 "$CFS_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	cat "$T/daemon.log" >&2
+	wait_mounted "$M" "$CFS_PID" && return 0
+	tail -n 20 "$T/daemon.log" >&2
 	fail "casefoldfs $* did not mount"
 }
+# cfs_mount [OPTIONS...]: mounts $B on $M and waits until it is there.
+cfs_mount() { cfs_start "$@" "$B" "$M"; }
 
 # cfs_umount: unmounts and checks that the daemon exited cleanly.
 cfs_umount() {

@@ -71,7 +71,7 @@ refused "$M is already mounted (fuse.casefoldfs, from $B); unmount it first (fus
 	"$CFS" "$B" "$M"
 refused "$M is already mounted (fuse.casefoldfs, from $B)" \
 	"$CFS" -o "lowerdir=$T/lower" "$M"
-[ "$(grep -c " $M fuse" /proc/mounts)" = 1 ] || fail "two mounts on $M"
+[ "$(mounts)" = 1 ] || fail "two mounts on $M"
 [ "$(cat "$M/file")" = kept ] || fail "the first mount no longer serves"
 cfs_umount
 
@@ -87,8 +87,7 @@ collide() { # LOGFILE: makes a collision in a new +F directory, waits for its li
 }
 detached_umount() {
 	fusermount3 -u "$M" || fail "fusermount3 -u"
-	for _ in $(seq 100); do mounted || return 0; sleep 0.05; done
-	fail "still mounted"
+	wait_unmounted "$M"
 }
 "$CFS" -o "logfile=$T/cfs.log" "$B" "$M" 2>"$T/out" || fail "mount with logfile: $(cat "$T/out")"
 [ ! -s "$T/out" ] || fail "a mount with -o logfile said: $(cat "$T/out")"

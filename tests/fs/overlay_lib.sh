@@ -28,22 +28,8 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 command -v python3 >/dev/null || skip "no python3"
 
-# ovl_mount OPTIONS [SOURCE]: the daemon in the foreground in the
-# background, few descriptors as every suite (lib.sh), CF_MOUNT_OPTS too.
-ovl_mount() {
-	local opts=$1 src=("${@:2}")
-	# shellcheck disable=SC2086
-	prlimit --nofile="$CF_DAEMON_NOFILE:$CF_DAEMON_NOFILE" \
-		"$CFS" -f $CF_MOUNT_OPTS -o "$opts" "${src[@]}" "$M" 2>>"$T/daemon.log" &
-	CFS_PID=$!
-	for _ in $(seq 400); do
-		mounted && return 0
-		kill -0 "$CFS_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	tail -n 20 "$T/daemon.log" >&2
-	fail "casefoldfs -o $opts did not mount"
-}
+# ovl_mount OPTIONS [SOURCE]: cfs_start's daemon (lib.sh), as a view.
+ovl_mount() { cfs_start -o "$1" "${@:2}" "$M"; }
 
 # ovl_try OPTIONS MOUNTPOINT: for mounts that must fail.  Prints
 # "status N: MESSAGES" (the daemon's stderr on one line), or "mounted" after
@@ -53,7 +39,7 @@ ovl_try() {
 	out=$(timeout 20 "$CFS" -f -o "$1" overlay "$2" 2>&1 >/dev/null &
 		pid=$!
 		for _ in $(seq 100); do
-			grep -qs " $2 fuse" /proc/mounts && { fusermount3 -u "$2"; echo @mounted@; }
+			fuse_mounted "$2" && { fusermount3 -u "$2"; echo @mounted@; }
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.05
 		done
@@ -71,8 +57,8 @@ fovl_mount() { # LOWER UPPER WORK MNT (UPPER empty: read-only)
 	[ -z "$2" ] || opts=$opts,upperdir=$2,workdir=$3
 	fuse-overlayfs -f -o "$opts" "$4" 2>>"$T/fovl.log" &
 	FOVL_PIDS+=($!)
-	at_exit "grep -qs ' $4 fuse' /proc/mounts && fusermount3 -uz '$4'"
-	wait_for 20 grep -qs " $4 fuse" /proc/mounts
+	at_exit "fuse_mounted '$4' && fusermount3 -uz '$4'"
+	wait_mounted "$4" "${FOVL_PIDS[-1]}" || fail "fuse-overlayfs did not mount: $(tail -n 5 "$T/fovl.log")"
 }
 fovl_umount() { fusermount3 -u "$1" || fail "fusermount3 -u $1"; }
 

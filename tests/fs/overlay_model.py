@@ -26,13 +26,11 @@ import errno
 import multiprocessing
 import os
 import random
-import resource
-import subprocess
 import sys
-import time
 import unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemon import Daemon  # noqa: E402
 from stress import fold_keys  # noqa: E402
 
 SUFFIXES = [
@@ -224,39 +222,6 @@ def compare(mnt, model):
     return problems
 
 
-class Mount:
-    def __init__(self, cfs, top):
-        self.cfs, self.top = cfs, top
-        self.mnt = os.path.join(top, "mnt")
-        self.opts = "lowerdir=%s,upperdir=%s,workdir=%s" % (
-            ":".join(os.path.join(top, "l%d" % (i + 1)) for i in range(LAYERS)),
-            os.path.join(top, "upper"), os.path.join(top, "work"))
-        self.proc = None
-
-    def mounted(self):
-        with open("/proc/mounts") as f:
-            return any(line.split()[1] == self.mnt for line in f)
-
-    def start(self):
-        nofile = int(os.environ.get("CF_DAEMON_NOFILE") or 256)
-        with open(os.path.join(self.top, "daemon.log"), "ab") as log:
-            self.proc = subprocess.Popen(
-                [self.cfs, "-f", "-o", self.opts, "overlay", self.mnt], stdout=log, stderr=log,
-                preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)))
-        for _ in range(400):
-            if self.mounted():
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.025)
-        raise SystemExit("casefoldfs did not mount (see %s/daemon.log)" % self.top)
-
-    def stop(self):
-        subprocess.run(["fusermount3", "-u", self.mnt], check=True)
-        if self.proc.wait() != 0:
-            raise SystemExit("the daemon exited with status %d" % self.proc.returncode)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cfs", required=True)
@@ -273,7 +238,11 @@ def main():
     for d in ("upper", "work", "mnt"):
         os.makedirs(os.path.join(a.dir, d))
     model = make_layers(a.dir, a.procs, rng, key)
-    m = Mount(a.cfs, a.dir)
+    opts = "lowerdir=%s,upperdir=%s,workdir=%s" % (
+        ":".join(os.path.join(a.dir, "l%d" % (i + 1)) for i in range(LAYERS)),
+        os.path.join(a.dir, "upper"), os.path.join(a.dir, "work"))
+    m = Daemon(a.cfs, ["-o", opts, "overlay"], os.path.join(a.dir, "mnt"),
+               os.path.join(a.dir, "daemon.log"))
     m.start()
     problems = compare(m.mnt, model)
     done = 0

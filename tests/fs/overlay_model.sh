@@ -8,7 +8,7 @@
 . "$(dirname "$0")/overlay_lib.sh"
 
 ops=${CF_STRESS_OPS:-}
-at_exit "grep -qs ' $T/m/mnt fuse' /proc/mounts && fusermount3 -uz '$T/m/mnt'"
+at_exit "fuse_mounted '$T/m/mnt' && fusermount3 -uz '$T/m/mnt'"
 run() { # PROCS OPS PHASES SEED
 	rm -rf "$T/m" && mkdir "$T/m" || fail "fresh trees"
 	python3 "$CF_ROOT/tests/fs/overlay_model.py" --cfs "$CFS" --cli "$CF_BUILD/casefold" \

@@ -31,13 +31,11 @@ import hashlib
 import os
 import random
 import re
-import resource
 import stat
-import subprocess
 import sys
-import time
 
 import stress
+from daemon import Daemon
 from stress import GROUPS, fold_keys, run_phases, Worker, lstat_or_none, kind_of
 from stress_model import SYMLINK_TARGET, Model, Node, Err
 
@@ -347,29 +345,6 @@ def upper_problems(cli, upper, mnt):
     return problems
 
 
-# ---- The daemon -------------------------------------------------------------
-
-class Daemon(stress.Daemon):
-    def __init__(self, cfs, opts, mnt, log):
-        super().__init__(cfs, None, mnt, log)
-        self.opts = opts
-
-    def start(self):
-        nofile = int(os.environ.get("CF_DAEMON_NOFILE") or 256)
-        extra = os.environ.get("CF_MOUNT_OPTS", "").split()
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(
-                [self.cfs, "-f"] + extra + ["-o", self.opts, "overlay", self.mnt], stdout=log, stderr=log,
-                preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)))
-        for _ in range(400):
-            if self.mounted():
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.025)
-        raise SystemExit("casefoldfs did not mount (see %s)" % self.log)
-
-
 def settle(verifier, res, mnt):
     wid = res["next"].wid
     m = os.path.join(mnt, "w%d" % wid)
@@ -431,7 +406,7 @@ def main():
     layers.write(paths, os.geteuid() == 0)
     lower_before = [tree_state(p) for p in paths]
     opts = "lowerdir=%s,upperdir=%s,workdir=%s" % (":".join(paths), upper, work)
-    daemon = Daemon(a.cfs, opts, mnt, os.path.join(a.dir, "daemon.log"))
+    daemon = Daemon(a.cfs, ["-o", opts, "overlay"], mnt, os.path.join(a.dir, "daemon.log"))
     verifier = ViewVerifier(variants, fold, rng)
 
     daemon.start()

@@ -13,7 +13,7 @@
 
 ops=${CF_STRESS_OPS:-}
 # overlay_stress.py mounts on $T/ovl/mnt: unmounted here should it fail.
-at_exit "grep -qs ' $T/ovl/mnt fuse' /proc/mounts && fusermount3 -uz '$T/ovl/mnt'"
+at_exit "fuse_mounted '$T/ovl/mnt' && fusermount3 -uz '$T/ovl/mnt'"
 run() { # PROCS OPS KILLS SEED
 	rm -rf "$T/ovl" && mkdir "$T/ovl" || fail "fresh trees"
 	python3 "$CF_ROOT/tests/fs/overlay_stress.py" --cfs "$CFS" --cli "$CF_BUILD/casefold" \

@@ -29,14 +29,13 @@ import fcntl
 import os
 import pickle
 import random
-import resource
 import re
-import signal
 import stat
 import subprocess
 import sys
 import time
 
+from daemon import Daemon
 from stress_model import SYMLINK_TARGET, Model
 
 FS_IOC_GETFLAGS = 0x80086601
@@ -401,52 +400,6 @@ def check_shared(back, mnt):
     return bad
 
 
-# ---- The daemon -------------------------------------------------------------
-
-class Daemon:
-    def __init__(self, cfs, back, mnt, log):
-        self.cfs, self.back, self.mnt, self.log = cfs, back, mnt, log
-        self.proc = None
-
-    def mounted(self):
-        with open("/proc/mounts") as f:
-            return any(line.split()[1] == self.mnt and line.split()[2].startswith("fuse")
-                       for line in f)
-
-    def start(self):
-        # As tests/fs/lib.sh: few descriptors, and any extra mount options.
-        nofile = int(os.environ.get("CF_DAEMON_NOFILE") or 256)
-        opts = os.environ.get("CF_MOUNT_OPTS", "").split()
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(
-                [self.cfs, "-f"] + opts + [self.back, self.mnt], stdout=log, stderr=log,
-                preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)))
-        for _ in range(400):
-            if self.mounted():
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.025)
-        raise SystemExit("casefoldfs did not mount (see %s)" % self.log)
-
-    def kill(self):
-        if self.proc.poll() is not None:
-            raise SystemExit("the daemon died by itself (status %s; see %s)" %
-                             (self.proc.returncode, self.log))
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-
-    def drop(self):
-        """After a kill, once no worker can walk into the bare mount point."""
-        subprocess.run(["fusermount3", "-uz", self.mnt], check=True)
-
-    def stop(self):
-        subprocess.run(["fusermount3", "-u", self.mnt], check=True)
-        if self.proc.wait() != 0:
-            raise SystemExit("the daemon exited with status %d (see %s)" %
-                             (self.proc.returncode, self.log))
-
-
 # ---- Orchestration ------------------------------------------------------
 
 def setup(mnt, procs):
@@ -549,7 +502,7 @@ def main():
     ap.add_argument("--verbose", action="store_true", help="outcomes of each operation")
     a = ap.parse_args()
     back, mnt = os.path.join(a.dir, "back"), os.path.join(a.dir, "mnt")
-    daemon = Daemon(a.cfs, back, mnt, os.path.join(a.dir, "daemon.log"))
+    daemon = Daemon(a.cfs, [back], mnt, os.path.join(a.dir, "daemon.log"))
     rng = random.Random(a.seed)
 
     spellings = [s for g in GROUPS for s in g]

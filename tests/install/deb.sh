@@ -136,11 +136,6 @@ if [ -c /dev/fuse ] && [ -z "${CF_NO_FUSE:-}" ]; then
 	[ -e /usr/local/bin/casefoldfs ] && mount --bind /usr/bin/casefoldfs /usr/local/bin/casefoldfs
 	[ "$(env -i /bin/sh -c "command -v casefoldfs")" = /usr/bin/casefoldfs ] ||
 		fail "casefoldfs on the default PATH is $(env -i /bin/sh -c "command -v casefoldfs")"
-	mounted() { [ "$(findmnt -n -o FSTYPE --mountpoint "$M")" = fuse.casefoldfs ]; }
-	unmount() {
-		umount "$M" || fail "umount"
-		wait_for 10 eval '! mounted'
-	}
 	at_exit 'mounted && umount -l "$M"'
 	mount -t fuse.casefoldfs "$B" "$M" -o casefold=utf8-12.1.0 || fail "mount -t fuse.casefoldfs"
 	mounted || fail "not mounted"

@@ -1,5 +1,8 @@
 # Helpers for the install tests (sourced, not run): a private temporary
 # directory $T, removed on exit, and `make install` into a DESTDIR.
+#   mounted    casefoldfs is mounted on $M (by type: mount -t, fstab and
+#              quickstart mount it as the system does)
+#   unmount    umount $M, and wait until it is gone
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 command -v make >/dev/null || skip "no make"
 
@@ -18,4 +21,10 @@ fi
 cf_make() {
 	make -s -C "$CF_ROOT" O="$CF_BUILD" ${SAN:+SAN=1} PREFIX="$PREFIX" DESTDIR="$2" "$1" \
 		>"$T/make.log" 2>&1 || { cat "$T/make.log" >&2; fail "make $1 DESTDIR=$2"; }
+}
+
+mounted() { fuse_mounted "$M" fuse.casefoldfs; }
+unmount() {
+	umount "$M" || fail "umount $M"
+	wait_unmounted "$M"
 }

@@ -26,7 +26,6 @@ B=$T/back M=$T/mnt
 mkdir "$B" "$M"
 LOG_PID= FG_PID=
 
-mounted() { grep -qs " $M fuse.casefoldfs " /proc/mounts; }
 mount_cleanup() {
 	if mounted; then umount "$M" 2>/dev/null || umount -l "$M"; fi
 	[ -z "$FG_PID" ] || kill "$FG_PID" 2>/dev/null
@@ -60,11 +59,6 @@ for _ in $(seq 100); do [ -s "$T/logger.out" ] && break; sleep 0.05; done
 [ -s "$T/logger.out" ] || fail "the syslog listener did not start"
 mount --rbind "$T/dev" /dev
 
-wait_unmounted() {
-	for _ in $(seq 100); do mounted || return 0; sleep 0.05; done
-	fail "$M is still mounted"
-}
-
 # A collision made behind the daemon's back is logged when the directory's
 # index is built, at the first lookup of a name not stored.
 collide() {
@@ -92,7 +86,7 @@ grep -Eq 'casefoldfs\[[0-9]+\]: stored names "(NAME|name)" and "(NAME|name)"' "$
 	fail "no collision report in syslog: $(cat "$T/syslog")"
 grep -q 'casefoldfs: ' "$T/syslog" && fail "syslog lines repeat the program name"
 umount "$M" || fail "umount failed"
-wait_unmounted
+wait_unmounted "$M"
 
 # 2. A contradicting option fails the mount, and nothing is mounted.
 mount -t fuse.casefoldfs "$B" "$M" -o casefold=utf8-15.0.0 2>"$T/refused" &&
@@ -108,14 +102,13 @@ mount -T "$T/fstab" "$M" || fail "mount from fstab failed"
 [ "$(stat -c %i "$M/d/README")" = "$(stat -c %i "$M/d/Readme")" ] || fail "fstab mount lookups"
 findmnt --fstab -F "$T/fstab" -n -o TARGET | grep -qx "$M" || fail "findmnt --fstab"
 umount "$M" || fail "umount of the fstab mount failed"
-wait_unmounted
+wait_unmounted "$M"
 
 # 4. -f: foreground, messages on stderr and none in syslog.
 lines=$(wc -l <"$T/syslog")
 "$PREFIX/bin/casefoldfs" -f "$B" "$M" 2>"$T/fg.log" &
 FG_PID=$!
-for _ in $(seq 100); do mounted && break; sleep 0.05; done
-mounted || fail "casefoldfs -f did not mount: $(cat "$T/fg.log")"
+wait_mounted "$M" "$FG_PID" || fail "casefoldfs -f did not mount: $(cat "$T/fg.log")"
 collide c2
 for _ in $(seq 100); do grep -q 'stored names' "$T/fg.log" && break; sleep 0.05; done
 grep -Eq '^casefoldfs: stored names "(NAME|name)" and "(NAME|name)"' "$T/fg.log" ||

@@ -17,18 +17,12 @@ cf_private_ns "$@"
 command -v findmnt >/dev/null && command -v lsattr >/dev/null || skip "no findmnt or lsattr"
 
 M=$T/casefold
-mounted() { [ "$(findmnt -n -o FSTYPE --mountpoint "$M")" = fuse.casefoldfs ]; }
 qs_cleanup() {
 	if mounted; then umount "$M" 2>/dev/null || umount -l "$M"; fi
 	rm -rf "$T"
 }
 at_exit qs_cleanup
 quickstart() { (cd "$T" && "$CF_ROOT/scripts/quickstart") >"$T/out" 2>&1; }
-unmount() {
-	umount "$M" || fail "umount $M"
-	for _ in $(seq 100); do mounted || return 0; sleep 0.05; done
-	fail "$M is still mounted"
-}
 
 # From the folder that holds a checkout named casefold: ./casefold is the
 # checkout, which must not be mounted over.
