@@ -220,8 +220,8 @@ fuzz: fuzz-targets
 STRESS_OPS ?= 10000
 .PHONY: stress
 stress: all
-	for t in stress_model kill_stress overlay_model; do CF_BUILD=$(abspath $(O)) CF_ROOT=$(CURDIR) \
-	    CF_STRESS_OPS=$(STRESS_OPS) CF_STRESS_KILLS=40 tests/fs/$$t.sh || exit 1; done
+	for t in fs/stress_model fs/kill_stress view/model; do CF_BUILD=$(abspath $(O)) CF_ROOT=$(CURDIR) \
+	    CF_STRESS_OPS=$(STRESS_OPS) CF_STRESS_KILLS=40 tests/$$t.sh || exit 1; done
 
 bench:
 	scripts/install-deps --bench

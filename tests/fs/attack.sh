@@ -1,11 +1,12 @@
-# The stage of the availability attacks (stall.sh, nested.sh; sourced, not
-# run, before anything else).  CF_AVAIL_MODE=root (the default): root's
-# daemon, attacked by uid 65534.  CF_AVAIL_MODE=user: uid 65534's own daemon
-# with allow_other (user_allow_other in a private /etc/fuse.conf, bound over
-# the host's in a private mount namespace, as userperms.sh does), attacked
-# by uid 4242.  Sets mode, attacker (a command prefix) and attacker_id;
-# defines p99 (the victim's latency; $PY is set by the caller).  Every
-# stage runs other users (setpriv): the test says in CF_NEEDS_ROOT what for.
+# The stage of the availability attacks (stall.sh, nested.sh and the view's
+# tests/view/stall.sh; sourced, not run, before anything else).
+# CF_AVAIL_MODE=root (the default): root's daemon, attacked by uid 65534.
+# CF_AVAIL_MODE=user: uid 65534's own daemon with allow_other
+# (user_allow_other in a private /etc/fuse.conf, bound over the host's in a
+# private mount namespace, as userperms.sh does), attacked by uid 4242.
+# Sets mode, attacker (a command prefix) and attacker_id; defines p99 (the
+# victim's latency; $PY is set by the caller).  Every stage runs other users
+# (setpriv): the test says in CF_NEEDS_ROOT what for.
 if [ "${CF_AVAIL_MODE:-root}" = user ] && [ -z "${CF_AVAIL_NS:-}" ]; then
 	. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 	[ "$(id -u)" = 0 ] || skip "needs root: $CF_NEEDS_ROOT"

@@ -83,7 +83,7 @@ cfs_user_binary() {
 # cfs_start ARGS...: `casefoldfs -f [CF_MOUNT_OPTS] ARGS...`, mounting on $M,
 # in the background with the limits above (as CFS_AS if set); waits until
 # it has mounted.  The one way every suite starts the daemon (cfs_mount for
-# $B; ovl_mount, the overlay suites', for a view).
+# $B; tests/view/lib.sh's ovl_mount for an overlay view).
 cfs_start() {
 	local as=() cfs=$CFS
 	if [ -n "$CFS_AS" ]; then

@@ -485,7 +485,7 @@ def run_phases(workers, mnt, tmp, ops, kills, rng, daemon, settle, check):
 
 
 def arguments():
-    """The options every model stress takes (this one, overlay_stress.py)."""
+    """The options every model stress takes (this one, tests/view/view_stress.py)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--cfs", required=True)
     ap.add_argument("--cli", required=True)

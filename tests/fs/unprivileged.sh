@@ -29,15 +29,15 @@ fi
 # open: its inode number cannot come back), and those that stage two users
 # or need root's powers themselves (deep, export, heldfds, logflood,
 # nested, stall, stopstall, trustedlist, watchstall, watchlimit, userperms,
-# overlay_create, overlay_stall).  Not here though a user can run them:
+# view/create, view/stall).  Not here though a user can run them:
 # scale and convert/crash (long; stress_model, kill_stress and
 # convert/basic cover the same ground as a user), differential (a VM;
 # clientopts runs it with a user's mount options).  The rest of the suites
 # a user can run are in unprivileged_more.sh: each run stays within
 # tests/run's 900 s.
 suites="fs/lookup fs/reserved fs/version fs/indexmem fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/behind fs/unreported fs/killed
-	fs/hostile fs/stress_model fs/kill_stress fs/overlay fs/overlay_hostile fs/overlay_mods
-	fs/overlay_stress clients/git clients/rsync_tar clients/python_coreutils
+	fs/hostile fs/stress_model fs/kill_stress view/overlay view/hostile view/mods
+	view/stress clients/git clients/rsync_tar clients/python_coreutils
 	fs/index fs/interrupts fs/request_timeout fs/requests"
 . "$tests/fs/suites.sh"
 AGAIN_AS=(setpriv --reuid=65534 --regid=65534 --clear-groups

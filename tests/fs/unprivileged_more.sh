@@ -2,9 +2,9 @@
 # The second half of the uid-65534 run (unprivileged.sh, which says how it
 # runs and which suites stay out): the other suites an ordinary user can
 # run, split off so that each half stays within tests/run's 900 s.
-CF_UNPRIV_SUITES=${CF_UNPRIV_SUITES:-"fs/overlay_copyup fs/overlay_indexmem fs/overlay_links fs/overlay_twins fs/overlay_inodes
+CF_UNPRIV_SUITES=${CF_UNPRIV_SUITES:-"view/copyup view/indexmem view/links view/twins view/inodes
 	fs/case_rename fs/clientopts fs/coherence fs/fsxattr fs/messages fs/nfs fs/pathlocators
 	fs/proton fs/variants clients/wine convert/basic convert/collisions convert/refusals
-	fs/overlay_model fs/stress"}
+	view/model fs/stress"}
 export CF_UNPRIV_SUITES
 exec "$(dirname "$0")/unprivileged.sh" "$@"

@@ -4,7 +4,7 @@
 # other changes nothing — the kernel is not told that a name moved — and
 # the remaining name keeps working after the other is removed: stat, read,
 # write, chmod, truncate.
-. "$(dirname "$0")/overlay_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 L=$T/low U=$T/upper W=$T/work
 mkdir -p "$L/da" "$L/db" "$U" "$W"

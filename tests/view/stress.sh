@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The model stress on an overlay view (issue 25; overlay_stress.py): four
+# The model stress on an overlay view (issue 25; view_stress.py): four
 # lower trees spelling every name their own way, with whiteouts of both
 # forms, under an upper tree; random operations from 1, 4 and 16 processes
 # checked against the reference model, then kill -9 rounds: after every
@@ -8,15 +8,15 @@
 # way, and the upper tree holds only whiteouts and what the view shows,
 # every file a complete copy (the lower files check themselves).  Then
 # kill -9 in the middle of a 128 MiB copy-up, and opens racing with removals.
-# CF_STRESS_OPS, CF_STRESS_KILLS and CF_STRESS_SEED as for stress.sh.
-. "$(dirname "$0")/overlay_lib.sh"
+# CF_STRESS_OPS, CF_STRESS_KILLS and CF_STRESS_SEED as for tests/fs/stress.sh.
+. "$(dirname "$0")/lib.sh"
 
 ops=${CF_STRESS_OPS:-}
-# overlay_stress.py mounts on $T/ovl/mnt: unmounted here should it fail.
+# view_stress.py mounts on $T/ovl/mnt: unmounted here should it fail.
 at_exit "fuse_mounted '$T/ovl/mnt' && fusermount3 -uz '$T/ovl/mnt'"
 run() { # PROCS OPS KILLS SEED
 	rm -rf "$T/ovl" && mkdir "$T/ovl" || fail "fresh trees"
-	python3 "$CF_ROOT/tests/fs/overlay_stress.py" --cfs "$CFS" --cli "$CF_BUILD/casefold" \
+	python3 "$CF_ROOT/tests/view/view_stress.py" --cfs "$CFS" --cli "$CF_BUILD/casefold" \
 		--dir "$T/ovl" --procs "$1" --ops "$2" --kills "$3" --seed "$4" --layers 4 ||
 		fail "overlay stress, $1 processes, $3 kills (daemon log: $(tail -n 5 "$T/ovl/daemon.log"))"
 }

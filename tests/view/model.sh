@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The model test of fold-equal names in an overlay view (issue 33;
-# overlay_model.py): twins in one tree, other spellings across trees,
+# model.py): twins in one tree, other spellings across trees,
 # NFC/NFD, sharp s, the Kelvin sign; random operations from 1, 4 and 16
 # processes, the whole view compared with the model after every phase, live
 # and after a remount.  Short here; `make stress` runs it long
 # (CF_STRESS_OPS operations per process and phase).
-. "$(dirname "$0")/overlay_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 ops=${CF_STRESS_OPS:-}
 at_exit "fuse_mounted '$T/m/mnt' && fusermount3 -uz '$T/m/mnt'"
 run() { # PROCS OPS PHASES SEED
 	rm -rf "$T/m" && mkdir "$T/m" || fail "fresh trees"
-	python3 "$CF_ROOT/tests/fs/overlay_model.py" --cfs "$CFS" --cli "$CF_BUILD/casefold" \
+	python3 "$CF_ROOT/tests/view/model.py" --cfs "$CFS" --cli "$CF_BUILD/casefold" \
 		--dir "$T/m" --procs "$1" --ops "$2" --phases "$3" --seed "$4" ||
 		fail "overlay model, $1 processes (daemon log: $(tail -n 5 "$T/m/daemon.log"))"
 }

@@ -4,7 +4,7 @@
 # opaque directory (made where a lower one was removed, or moved over an
 # empty lower one of its group) reports its own upper inode, not the one
 # it hides.
-. "$(dirname "$0")/overlay_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 L=$T/low U=$T/upper W=$T/work
 mkdir -p "$L/D/a" "$L/D/b" "$L/E/x" "$L/g" "$U" "$W"

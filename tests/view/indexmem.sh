@@ -10,7 +10,7 @@
 # /proc, with the allocators told to give freed memory back at once (no
 # ASan quarantine; glibc maps every large block) so that it shows what
 # the daemon holds.
-. "$(dirname "$0")/overlay_lib.sh"
+. "$(dirname "$0")/lib.sh"
 dirs=${CF_INDEXMEM_DIRS:-5} per=${CF_INDEXMEM_PER:-20000}
 
 L=$T/low U=$T/upper W=$T/work

@@ -6,7 +6,7 @@
 # overlayfs), and a name whose path the view cannot reach (PATH_MAX) is
 # refused before anything is placed in the upper tree.
 CF_NEEDS_ROOT="device nodes (mknod c 1 3), another group (chgrp 4242) and a second user in the view (allow_other)"
-. "$(dirname "$0")/overlay_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 L=$T/low U=$T/upper W=$T/work
 mkdir -p "$L/d" "$U" "$W"

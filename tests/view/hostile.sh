@@ -7,7 +7,7 @@
 # spelling), and symlinks in a lower tree pointing outside it: returned as
 # symlinks, never followed by the daemon (a canary outside never changes and
 # never shows in the view).
-. "$(dirname "$0")/overlay_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 L1=$T/l1 L2=$T/l2 U=$T/upper W=$T/work OUT=$T/outside
 mkdir -p "$L1/d" "$L2/d" "$U" "$W" "$OUT/sub"
@@ -158,4 +158,4 @@ canary "after the symlink operations"
 cfs_umount
 [ "$(tree_state "$L1"; tree_state "$L2")" = "$before" ] || fail "a lower tree changed"
 canary "at the end"
-echo "overlay_hostile: ok"
+echo "view/hostile: ok"

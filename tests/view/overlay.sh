@@ -10,7 +10,7 @@
 # trees.  Then the same layers without case conflicts against fuse-overlayfs:
 # the same listing and contents, the same outcomes for the same operations,
 # and each one's upper tree read by the other.
-. "$(dirname "$0")/overlay_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 L1=$T/l1 L2=$T/l2 L3=$T/l3 U=$T/upper W=$T/work
 mkdir -p "$L1/Data/Textures" "$L1/Data/Meshes" \

@@ -5,7 +5,7 @@
 # the other, live or after a remount.  For each change: a fresh upper tree,
 # the change, the view compared with what it must be, a remount, the view
 # compared again.  Then twins in a middle layer between other spellings.
-. "$(dirname "$0")/overlay_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 L=$T/low L2=$T/mid U=$T/upper W=$T/work
 mkdir -p "$L" "$L2"

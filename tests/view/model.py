@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A model-based random test of an overlay view's fold-equal names (issue 33).
 
-  overlay_model.py --cfs DAEMON --cli CASEFOLD --dir T --procs N --ops K
+  model.py --cfs DAEMON --cli CASEFOLD --dir T --procs N --ops K
                    --phases P [--seed S]
 
 Three lower trees under T (T/l1 on top) and an upper tree.  Each worker owns
@@ -29,7 +29,7 @@ import random
 import sys
 import unicodedata
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fs"))
 from daemon import Daemon  # noqa: E402
 from stress import fold_keys  # noqa: E402
 

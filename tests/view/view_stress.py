@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Stress an overlay view of casefoldfs against the reference model.
 
-  overlay_stress.py --cfs DAEMON --cli CASEFOLD --dir T --procs N --ops K
+  view_stress.py --cfs DAEMON --cli CASEFOLD --dir T --procs N --ops K
                     [--layers L] [--kills K] [--seed S]
 
 Makes L lower trees under T (T/l1 on top) in which every worker's subtree
@@ -34,10 +34,13 @@ import re
 import stat
 import sys
 
-import stress
-from daemon import Daemon
-from stress import GROUPS, fold_keys, run_phases, Worker, lstat_or_none, kind_of
-from stress_model import SYMLINK_TARGET, Model, Node, Err
+# The engine (stress.py: workers, phases, kills) and the daemon are the tree
+# stress's, in tests/fs.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fs"))
+import stress  # noqa: E402
+from daemon import Daemon  # noqa: E402
+from stress import GROUPS, fold_keys, run_phases, Worker, lstat_or_none, kind_of  # noqa: E402
+from stress_model import SYMLINK_TARGET, Model, Node, Err  # noqa: E402
 
 # No chattr: in a view every directory is case-insensitive already.
 stress.PRIVATE_OPS = [op for op in stress.PRIVATE_OPS if op != "chattr"]

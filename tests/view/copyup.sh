@@ -5,7 +5,7 @@
 # bytes, even while a descriptor opened on the lower file before the
 # copy-up is still open; that one reads the copy from then on (overlayfs
 # would go on showing it the lower file; the view cannot, fs/README.md).
-. "$(dirname "$0")/overlay_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 L=$T/low U=$T/upper W=$T/work
 mkdir -p "$L/D/E" "$L/C" "$U" "$W"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One user must not stall root's overlay view for the others (issue 33),
-# with the attacks stall.sh and nested.sh make on a tree's mount: uid 65534
+# with the attacks tests/fs/stall.sh and nested.sh make on a tree's mount: uid 65534
 # owns a directory of the lower tree and, through the view (allow_other),
 #  1. reads 70 of its files on which it holds write leases that it never
 #     gives up (each open waits for a break: lease-break-time, 45 s);
@@ -16,7 +16,7 @@
 # of the pool waited and a stat took 20 to 40 s.
 set -u
 CF_NEEDS_ROOT="root's view attacked by uid 65534 (setpriv, allow_other)"
-. "$(dirname "$0")/attack.sh"
+. "$(dirname "$0")/../fs/attack.sh"
 [ "$mode" = root ] || skip "root's view only"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"

@@ -8,7 +8,7 @@
 # file edited through the view (copied up, the mods untouched); a file
 # deleted (whited out, though eleven layers have it); Windows programs
 # under Wine opening files by other spellings (skipped without Wine).
-. "$(dirname "$0")/overlay_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 G=$T/game U=$T/upper W=$T/work MODS=50
 SP=(Data/Textures data/textures DATA/TEXTURES Data/textures)
@@ -143,4 +143,4 @@ WANT
 fi
 [ "$(snap)" = "$before" ] || fail "a mod or the game changed"
 cfs_umount
-echo "overlay_mods: ok"
+echo "view/mods: ok"
