@@ -1,10 +1,10 @@
 # The helpers every test shares (sourced, not run), directly or through its
-# group's library (tests/fs/lib.sh, tests/clients/lib.sh, tests/install/lib.sh,
-# tests/cli/lib.bash).  One meaning each:
+# group's library, tests/GROUP/lib.sh (fs, view, clients, convert, install,
+# cli, ext4: every group's helpers have that name).  One meaning each:
 #   skip REASON     the test does not apply here: says why, exits 77
 #   fail REASON     the test has failed: says why, exits 1
 #   at_exit CMD     CMD runs when the test exits, the last added first
-# (tests that count failures and go on use record_failure, tests/cli/lib.bash).
+# (tests that count failures and go on use record_failure, tests/cli/lib.sh).
 set -u
 [ -z "${CF_LIB_LOADED:-}" ] || return 0
 CF_LIB_LOADED=1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cmp: exit 0 equal, 1 different, 2 error; nfdi by default, nfdicf with --nocase.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/lib.sh"
 
 check "identical" 0 "" "$CF" cmp abc abc
 check "canonically equivalent" 0 "" "$CF" cmp $'\u00c5' $'A\u030a'

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fold and normalize on the known vectors of expected/vectors.txt, from
 # operands and streamed from standard input, with and without --hex.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/lib.sh"
 
 # bytes HEX: the bytes written in hex ("-" for none), as printf %b escapes.
 bytes() {

@@ -2,7 +2,7 @@
 # Names from standard input: newline and NUL separators, one result per
 # name in order, error lines in place, long lines, big streams, and answers
 # that come back while the input is still open.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/lib.sh"
 
 input 'Abc\n\xff\nDEF\n'
 check "error line in the middle" 1 $'abc\nerror: R\ndef' reasons "$CF" fold -

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage errors exit 2 with "casefold: ..." on stderr and nothing on stdout;
 # --help works for the tool and every verb; help --man is well-formed roff.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/lib.sh"
 
 # usage DESCRIPTION CMD...: a usage error.
 usage() {

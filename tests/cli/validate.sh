@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # validate on valid and invalid bytes, and how --strict turns the kernel's
 # tolerated input into errors for fold and normalize.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/lib.sh"
 
 check "valid names" 0 $'valid\nvalid\nvalid' "$CF" validate abc Straße $'\u212b'
 check "unassigned code point is valid" 0 valid "$CF" validate $'\U000e0fff'

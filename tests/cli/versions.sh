@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # versions: the supported encodings, latest first, ascii last; --version.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/lib.sh"
 
 "$CF" versions >"$TMP/v"; rc=$?
 checks=$((checks + 1))

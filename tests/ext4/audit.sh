@@ -5,7 +5,7 @@
 # names sit where their raw bytes hash), including names placed as Linux
 # 6.12-6.13 hashed them (ignorables kept); and nothing on clean images,
 # among them htree directories indexed by e2fsck.  The image is never written.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/lib.sh"
 
 img=$TMP/fs.img
 # audit_check LABEL WANT_STATUS GREP-PATTERN... : the text report matches

@@ -4,7 +4,7 @@
 # folded (-c -e utf8) and not, with a seed and without.  The unit test
 # test_kernel_oracle compares the library with ext2fs_dirhash2 on every code
 # point; this checks the command line (options, seed parsing, output).
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/lib.sh"
 
 img=$TMP/hash.img
 mkimage "$img" 4M -O casefold

@@ -3,7 +3,7 @@
 # without casefold, strict or not, other hash algorithms, 1 KiB and 4 KiB
 # blocks, with and without metadata_csum; and clear errors (exit 2) for
 # truncated, foreign and corrupt images.
-. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/lib.sh"
 
 # field FILE NAME: the value of "NAME: value" in dumpe2fs -h output.
 field() {

@@ -1,7 +1,7 @@
 # Sourced by the tests/ext4/*.sh scripts (not itself a test): the helpers of
 # tests/cli, plus the e2fsprogs tools the ext4 tests compare against.  The
 # images are made in the test's temporary directory and removed with it.
-. "$CF_ROOT/tests/cli/lib.bash"
+. "$CF_ROOT/tests/cli/lib.sh"
 
 for tool in mke2fs debugfs dumpe2fs; do
 	if ! command -v "$tool" >/dev/null && [ ! -x "/sbin/$tool" ]; then
