@@ -5,11 +5,7 @@
 # collide by case stay as they are.  And it reports the names that will
 # collide because their parent directories fold equal (Icons/app.ico and
 # icons/App.ico), at every depth, once each.
-. "$(dirname "$0")/../lib.sh"
-CF=$CF_BUILD/casefold
-[ -x "$CF" ] || skip "no $CF"
-T=$(mktemp -d) || exit 1
-at_exit "rm -rf '$T'"
+. "$(dirname "$0")/lib.sh"
 t=$T/t
 mkdir -p "$t/x" "$t/y" "$t/Icons/Sub" "$t/icons/sub" "$t/Icons/Deep/A" "$t/ICONS/deep/a"
 touch "$t/x/$(printf 'caf\xc3\xa9.txt')" "$t/x/$(printf 'cafe\xcc\x81.txt')" "$t/x/Foo" "$t/x/foo"

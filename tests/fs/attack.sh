@@ -4,9 +4,12 @@
 # CF_AVAIL_MODE=user: uid 65534's own daemon with allow_other
 # (user_allow_other in a private /etc/fuse.conf, bound over the host's in a
 # private mount namespace, as userperms.sh does), attacked by uid 4242.
-# Sets mode, attacker (a command prefix) and attacker_id; defines p99 (the
-# victim's latency; $PY is set by the caller).  Every stage runs other users
-# (setpriv): the test says in CF_NEEDS_ROOT what for.
+# Sets mode, attacker (a command prefix) and attacker_id; defines
+# victim_mount and victim_done (the victim's daemon in either mode), p99
+# (the victim's latency), hold_leases and hang_mounts (two of the attacks),
+# these three run by $PY, the system's python3.
+# Every stage runs other users (setpriv): the test says in CF_NEEDS_ROOT
+# what for.
 if [ "${CF_AVAIL_MODE:-root}" = user ] && [ -z "${CF_AVAIL_NS:-}" ]; then
 	. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 	[ "$(id -u)" = 0 ] || skip "needs root: $CF_NEEDS_ROOT"
@@ -15,6 +18,8 @@ if [ "${CF_AVAIL_MODE:-root}" = user ] && [ -z "${CF_AVAIL_NS:-}" ]; then
 fi
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip "no $PY"
 mode=${CF_AVAIL_MODE:-root}
 attacker() { as_nobody "$@"; }
 attacker_id=65534
@@ -26,6 +31,23 @@ if [ "$mode" = user ]; then
 	attacker() { setpriv --reuid=4242 --regid=4242 --clear-groups "$@"; }
 	attacker_id=4242
 fi
+
+# victim_mount [OPTIONS]: $B on $M with allow_other (and OPTIONS), by
+# root's daemon, or in user mode by uid 65534's, which then owns $B and $M.
+victim_mount() {
+	if [ "$mode" = user ]; then
+		chown 65534:65534 "$B" "$M"
+		CFS_AS=65534 cfs_mount -o "allow_other${1:+,$1}"
+	else
+		cfs_mount -o "allow_other${1:+,$1}"
+	fi
+}
+# victim_done: unmounts, checking the daemon's exit status; in root mode,
+# then runs the whole test again in user mode.
+victim_done() {
+	CFS_AS=$([ "$mode" = user ] && echo 65534) cfs_umount
+	[ "$mode" = user ] || CF_AVAIL_MODE=user "$0" || exit $?
+}
 
 # p99 FIRST LAST: the victim's stat latency over $M/pub/vFIRST..vLAST, in
 # microseconds: the 99th percentile and the worst.
@@ -41,4 +63,57 @@ for i in range(a, b + 1):
 t.sort()
 print(int(t[int(len(t) * 0.99) - 1] * 1e6), int(t[-1] * 1e6))
 PY
+}
+
+# hold_leases DIR N: the attacker takes write leases on DIR/l1..lN,
+# ignoring SIGIO, for 20 s at most (an open of one waits for a break that
+# never comes); returns once they are held.  release_leases lets go.
+hold_leases() {
+	attacker "$PY" - "$1" "$2" >"$T/holder.out" 2>&1 <<'PY' &
+import fcntl, os, signal, sys, time
+signal.signal(signal.SIGIO, signal.SIG_IGN)
+fds = [os.open("%s/l%d" % (sys.argv[1], i), os.O_RDONLY) for i in range(1, int(sys.argv[2]) + 1)]
+for fd in fds:
+    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
+print("leased", os.getpid(), flush=True)
+time.sleep(20)
+PY
+	holder=$!
+	for _ in $(seq 100); do grep -q leased "$T/holder.out" && break; sleep 0.1; done
+	grep -q leased "$T/holder.out" || { cat "$T/holder.out"; fail "no leases"; }
+}
+release_leases() {
+	kill "$(sed -n 's/^leased //p' "$T/holder.out")" 2>/dev/null
+	wait "$holder" 2>/dev/null
+}
+
+# hang_mounts DIR N: root stages the attacker's mounts (user_id, allow_other,
+# as fusermount3 would make them where /etc/fuse.conf has user_allow_other)
+# of a /dev/fuse nobody reads, not even INIT, on DIR/d1..dN/hang, for 25 s:
+# then the connection closes and every waiter gets ENOTCONN.  Skips when it
+# cannot.  end_hangs ends them; the EXIT cleanup unmounts what is left.
+hang_mounts() {
+	HANG_DIR=$1 HANG_N=$2
+	at_exit unmount_hangs
+	"$PY" - "$1" "$2" "$attacker_id" >"$T/hang.out" 2>&1 <<'PY' &
+import os, subprocess, sys, time
+fds = []
+for i in range(1, int(sys.argv[2]) + 1):
+    fd = os.open("/dev/fuse", os.O_RDWR)
+    fds.append(fd)
+    subprocess.run(["mount", "-i", "-t", "fuse.hang", "-o",
+                    "fd=%d,rootmode=40000,user_id=%s,group_id=%s,allow_other" % (fd, sys.argv[3], sys.argv[3]),
+                    "hang", "%s/d%d/hang" % (sys.argv[1], i)], pass_fds=[fd], check=True)
+print("mounted", os.getpid(), flush=True)
+time.sleep(25)
+PY
+	for _ in $(seq 100); do grep -q mounted "$T/hang.out" && break; sleep 0.1; done
+	grep -q mounted "$T/hang.out" || { cat "$T/hang.out"; skip "cannot stage a FUSE mount"; }
+}
+unmount_hangs() {
+	local i
+	for i in $(seq "$HANG_N"); do umount -l "$HANG_DIR/d$i/hang" 2>/dev/null; done
+}
+end_hangs() {
+	kill "$(sed -n 's/^mounted //p' "$T/hang.out")" 2>/dev/null
 }

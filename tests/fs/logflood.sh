@@ -13,12 +13,7 @@ CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (set
 chmod 755 "$T"
 mkdir "$B/atk" && touch "$B/atk/Save.dat" "$B/atk/save.dat"
 chown -R $attacker_id "$B/atk"
-if [ "$mode" = user ]; then
-	chown 65534:65534 "$B" "$M"
-	CFS_AS=65534 cfs_mount -o allow_other,casefold_nonempty
-else
-	cfs_mount -o allow_other,casefold_nonempty
-fi
+victim_mount casefold_nonempty
 before=$(wc -l < "$T/daemon.log")
 out=$(attacker chattr +F "$M/atk" 2>&1) && fail "chattr +F on fold-equal names worked"
 echo "$out" | grep -q "not empty" || fail "not ENOTEMPTY: $out"
@@ -31,5 +26,4 @@ grep -q '"Save.dat" and "save.dat"\|"save.dat" and "Save.dat"' "$T/daemon.log" |
 [ "$tries" -ge 20 ] || fail "only $tries attempts: the attack did not run"
 [ "$lines" = 1 ] || fail "$lines log lines for $((tries + 1)) refusals: $(tail -5 "$T/daemon.log")"
 lsattr -d "$B/atk" 2>/dev/null | grep -q '^[^ ]*F' && fail "the refused flag is set"
-CFS_AS=$([ "$mode" = user ] && echo 65534) cfs_umount
-[ "$mode" = user ] || CF_AVAIL_MODE=user "$0" || exit $?
+victim_done

@@ -18,8 +18,6 @@
 set -u
 CF_NEEDS_ROOT="root mounts never-answering FUSE filesystems as uid 65534 (user_id=65534) inside root's and uid 65534's trees"
 . "$(dirname "$0")/attack.sh"
-PY=/usr/bin/python3
-[ -x "$PY" ] || skip "no $PY"
 n=70 probes=300
 
 chmod 755 "$T"
@@ -27,29 +25,9 @@ mkdir -p "$B/pub"
 for i in $(seq $n); do mkdir -p "$B/atk/d$i/hang"; done
 chown -R $attacker_id:$attacker_id "$B/atk"
 for i in $(seq $((2 * probes))); do : > "$B/pub/v$i"; done
-unmount_hangs() { for i in $(seq $n); do umount -l "$B/atk/d$i/hang" 2>/dev/null; done; }
-trap 'unmount_hangs; cleanup' EXIT
-if [ "$mode" = user ]; then
-	chown 65534:65534 "$B" "$M"
-	CFS_AS=65534 cfs_mount -o allow_other
-else
-	cfs_mount -o allow_other
-fi
+victim_mount
 
-"$PY" - "$B/atk" "$n" $attacker_id > "$T/hang.out" 2>&1 <<'PY' &
-import os, subprocess, sys, time
-fds = []
-for i in range(1, int(sys.argv[2]) + 1):
-    fd = os.open("/dev/fuse", os.O_RDWR)
-    fds.append(fd)
-    subprocess.run(["mount", "-i", "-t", "fuse.hang", "-o",
-                    "fd=%d,rootmode=40000,user_id=%s,group_id=%s,allow_other" % (fd, sys.argv[3], sys.argv[3]),
-                    "hang", "%s/d%d/hang" % (sys.argv[1], i)], pass_fds=[fd], check=True)
-print("mounted", os.getpid(), flush=True)
-time.sleep(25)   # then the connection closes: every waiter gets ENOTCONN
-PY
-for _ in $(seq 100); do grep -q mounted "$T/hang.out" && break; sleep 0.1; done
-grep -q mounted "$T/hang.out" || { cat "$T/hang.out"; skip "cannot stage a FUSE mount"; }
+hang_mounts "$B/atk" $n
 
 read -r idle idle_max < <(p99 1 "$probes")
 mkdir "$T/out" && chown $attacker_id:$attacker_id "$T/out"
@@ -62,7 +40,7 @@ sleep 2
 start=$SECONDS
 read -r attacked worst < <(p99 $((probes + 1)) $((2 * probes)))
 took=$((SECONDS - start))
-kill "$(sed -n 's/^mounted //p' "$T/hang.out")" 2>/dev/null
+end_hangs
 for p in "${pids[@]}"; do wait "$p"; done
 unmount_hangs
 denied=$(grep -l 'Permission denied' "$T"/out/s* | wc -l)
@@ -72,5 +50,4 @@ limit=$((idle * 10 > 200000 ? idle * 10 : 200000))
 [ "$attacked" -le "$limit" ] || fail "stat p99 ${attacked} us during the nested-mount attack"
 [ "$worst" -le 2000000 ] || fail "a stat waited ${worst} us during the nested-mount attack"
 [ "$denied" = $n ] || fail "attacker's stats: $(cat "$T"/out/s* | sort | uniq -c | head)"
-CFS_AS=$([ "$mode" = user ] && echo 65534) cfs_umount
-[ "$mode" = user ] || CF_AVAIL_MODE=user "$0" || exit $?
+victim_done

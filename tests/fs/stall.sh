@@ -19,8 +19,6 @@
 set -u
 CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
 . "$(dirname "$0")/attack.sh"
-PY=/usr/bin/python3
-[ -x "$PY" ] || skip "no $PY"
 n=24 nt=8 probes=300
 
 chmod 755 "$T"
@@ -28,12 +26,7 @@ mkdir "$T/out" && chown $attacker_id:$attacker_id "$T/out"
 mkdir -p "$B/atk/L" "$B/pub"
 chown -R $attacker_id:$attacker_id "$B/atk"
 for i in $(seq $((2 * probes))); do : > "$B/pub/v$i"; done
-if [ "$mode" = user ]; then
-	chown 65534:65534 "$B" "$M"
-	CFS_AS=65534 cfs_mount -o allow_other
-else
-	cfs_mount -o allow_other
-fi
+victim_mount
 for i in $(seq $((n + nt))); do
 	if [ "$mode" = user ]; then  # a user's daemon would own what it creates
 		echo secret > "$B/atk/L/l$i" && chown $attacker_id "$B/atk/L/l$i"
@@ -46,19 +39,8 @@ done
 # $M/pub/vFIRST..vLAST (a stall is one sample: the stats are sequential).
 read -r idle idle_max < <(p99 1 "$probes")
 
-# The attacker: leases held by a process that ignores SIGIO, for 20 s at most.
-attacker "$PY" - "$B/atk/L" $((n + nt)) > "$T/holder.out" 2>&1 <<'PY' &
-import fcntl, os, signal, sys, time
-signal.signal(signal.SIGIO, signal.SIG_IGN)
-fds = [os.open("%s/l%d" % (sys.argv[1], i), os.O_RDONLY) for i in range(1, int(sys.argv[2]) + 1)]
-for fd in fds:
-    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
-print("leased", os.getpid(), flush=True)
-time.sleep(20)
-PY
-holder=$!
-for _ in $(seq 100); do grep -q leased "$T/holder.out" && break; sleep 0.1; done
-grep -q leased "$T/holder.out" || { cat "$T/holder.out"; fail "no leases"; }
+# The attacker: leases held by a process that ignores SIGIO (attack.sh).
+hold_leases "$B/atk/L" $((n + nt))
 cats=()
 for i in $(seq $n); do
 	attacker sh -c "cat '$M/atk/L/l$i' > '$T/out/cat$i' 2>&1" &
@@ -73,8 +55,7 @@ sleep 2   # every open has reached the daemon and waits, or was refused
 start=$SECONDS
 read -r attacked worst < <(p99 $((probes + 1)) $((2 * probes)))
 took=$((SECONDS - start))
-kill "$(sed -n 's/^leased //p' "$T/holder.out")" 2>/dev/null
-wait $holder 2>/dev/null
+release_leases
 for p in "${cats[@]}"; do wait "$p"; done
 waited=$(grep -lx secret "$T"/out/cat* | wc -l)
 refused=$(grep -l 'temporarily unavailable' "$T"/out/cat* | wc -l)
@@ -85,5 +66,4 @@ limit=$((idle * 10 > 200000 ? idle * 10 : 200000))
 [ "$attacked" -le "$limit" ] || fail "stat p99 ${attacked} us during the lease attack (limit $limit)"
 [ "$worst" -le 2000000 ] || fail "a stat waited ${worst} us during the lease attack"
 [ $((waited + refused)) = $n ] || fail "attacker's opens: $(cat "$T"/out/cat* | sort | uniq -c)"
-CFS_AS=$([ "$mode" = user ] && echo 65534) cfs_umount
-[ "$mode" = user ] || CF_AVAIL_MODE=user "$0" || exit $?
+victim_done

@@ -8,16 +8,9 @@
 set -u
 CF_NEEDS_ROOT="root sets trusted.* names, and other users (setpriv to uids 65534 and 4242) list them"
 . "$(dirname "$0")/attack.sh"
-PY=/usr/bin/python3
-[ -x "$PY" ] || skip "no $PY"
 
 chmod 755 "$T"
-if [ "$mode" = user ]; then
-	chown 65534:65534 "$B" "$M"
-	CFS_AS=65534 cfs_mount -o allow_other
-else
-	cfs_mount -o allow_other
-fi
+victim_mount
 echo data > "$B/f" && chmod 644 "$B/f"
 setfattr -n trusted.secret -v 1 "$B/f" && setfattr -n user.plain -v 1 "$B/f" ||
 	fail "setfattr in the backing tree"
@@ -31,5 +24,4 @@ echo "$seen" | grep -q '^trusted\.' && fail "trusted.* listed to uid $attacker_i
 if [ "$mode" = root ]; then
 	listed | grep -qx 'trusted.secret' || fail "trusted.secret not listed to root: $(listed)"
 fi
-CFS_AS=$([ "$mode" = user ] && echo 65534) cfs_umount
-[ "$mode" = user ] || CF_AVAIL_MODE=user "$0" || exit $?
+victim_done

@@ -21,6 +21,8 @@
 #include "check.h"
 #include "utf8enc.h"
 #include "ext2fs_oracle.h"
+#define RND_SEED 0x9E3779B97F4A7C15ull
+#include "rnd.h"
 
 static cf_encoding enc;
 
@@ -78,16 +80,6 @@ static void every_code_point(void)
 	}
 	printf("every code point: %lu differences\n", diffs);
 	CHECK(diffs == 0, "code points differ");
-}
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-
-static uint32_t rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
 }
 
 /* Characters chosen to exercise the interesting paths. */

@@ -22,15 +22,8 @@
 #include "check.h"
 #include "utf8enc.h"
 
-static uint64_t rng = 0x2545F4914F6CDD1Dull;
-
-static uint32_t rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
+#define RND_SEED 0x2545F4914F6CDD1Dull
+#include "rnd.h"
 
 static const uint32_t pool[] = { 'A', 'a', 'Z', 'z', '0', 0x00C5, 0x212B, 0x00E5, 0x030A, 0x0301,
 				 0x0316, 0x0345, 0x03B9, 0x0399, 0x00DF, 0x1E9E, 0x0130, 0x0390,

@@ -21,7 +21,6 @@ remounted and compared again.  Exit status 0 when nothing differed.
 With CF_MODEL_LOG=PREFIX each worker writes its operations and answers to
 PREFIX.w<N>, to replay a difference.
 """
-import argparse
 import errno
 import multiprocessing
 import os
@@ -31,7 +30,7 @@ import unicodedata
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fs"))
 from daemon import Daemon  # noqa: E402
-from stress import fold_keys  # noqa: E402
+from stress import arguments, fold_keys  # noqa: E402
 
 SUFFIXES = [
     ["readme", "README", "ReadMe"],
@@ -223,14 +222,9 @@ def compare(mnt, model):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cfs", required=True)
-    ap.add_argument("--cli", required=True)
-    ap.add_argument("--dir", required=True)
-    ap.add_argument("--procs", type=int, default=1)
-    ap.add_argument("--ops", type=int, default=200)
+    ap = arguments()
+    ap.set_defaults(procs=1, ops=200)
     ap.add_argument("--phases", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     rng = random.Random(a.seed)
     spellings = [s for w in range(a.procs) for g in names_of(w) for s in g]

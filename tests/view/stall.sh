@@ -18,8 +18,6 @@ set -u
 CF_NEEDS_ROOT="root's view attacked by uid 65534 (setpriv, allow_other)"
 . "$(dirname "$0")/../fs/attack.sh"
 [ "$mode" = root ] || skip "root's view only"
-PY=/usr/bin/python3
-[ -x "$PY" ] || skip "no $PY"
 n=70 probes=300
 
 chmod 755 "$T"
@@ -31,8 +29,6 @@ for i in $(seq $n); do
 done
 chown -R $attacker_id:$attacker_id "$B/atk" "$T/out"
 for i in $(seq $((4 * probes))); do : >"$B/pub/v$i"; done
-unmount_hangs() { for i in $(seq $n); do umount -l "$B/atk/d$i/hang" 2>/dev/null; done; }
-trap 'unmount_hangs; cleanup' EXIT
 cfs_mount -o "lowerdir=$B,upperdir=$T/u,workdir=$T/w,allow_other"
 
 read -r idle idle_max < <(p99 1 "$probes")
@@ -47,18 +43,7 @@ judge() {
 }
 
 # ---- 1. leases
-attacker "$PY" - "$B/atk/L" $n >"$T/holder.out" 2>&1 <<'PY' &
-import fcntl, os, signal, sys, time
-signal.signal(signal.SIGIO, signal.SIG_IGN)
-fds = [os.open("%s/l%d" % (sys.argv[1], i), os.O_RDONLY) for i in range(1, int(sys.argv[2]) + 1)]
-for fd in fds:
-    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
-print("leased", os.getpid(), flush=True)
-time.sleep(20)
-PY
-holder=$!
-for _ in $(seq 100); do grep -q leased "$T/holder.out" && break; sleep 0.1; done
-grep -q leased "$T/holder.out" || { cat "$T/holder.out"; fail "no leases"; }
+hold_leases "$B/atk/L" $n
 pids=()
 for i in $(seq $n); do
 	attacker sh -c "cat '$M/atk/L/l$i' >'$T/out/l$i' 2>&1" &
@@ -66,8 +51,7 @@ for i in $(seq $n); do
 done
 sleep 2
 judge leases $((probes + 1))
-kill "$(sed -n 's/^leased //p' "$T/holder.out")" 2>/dev/null
-wait $holder 2>/dev/null
+release_leases
 for p in "${pids[@]}"; do wait "$p"; done
 echo "leases: attacker's reads: $(grep -lx secret "$T"/out/l* | wc -l) waited for the break," \
 	"$(grep -l 'temporarily unavailable' "$T"/out/l* | wc -l) refused (EWOULDBLOCK)"
@@ -88,20 +72,7 @@ for p in "${pids[@]}"; do wait "$p"; done
 grep -q 'No such file' "$T/out/f1" || fail "a read of a swapped FIFO: $(cat "$T/out/f1")"
 
 # ---- 3. never-answering FUSE mounts inside the lower tree
-"$PY" - "$B/atk" "$n" $attacker_id >"$T/hang.out" 2>&1 <<'PY' &
-import os, subprocess, sys, time
-fds = []
-for i in range(1, int(sys.argv[2]) + 1):
-    fd = os.open("/dev/fuse", os.O_RDWR)
-    fds.append(fd)
-    subprocess.run(["mount", "-i", "-t", "fuse.hang", "-o",
-                    "fd=%d,rootmode=40000,user_id=%s,group_id=%s,allow_other" % (fd, sys.argv[3], sys.argv[3]),
-                    "hang", "%s/d%d/hang" % (sys.argv[1], i)], pass_fds=[fd], check=True)
-print("mounted", os.getpid(), flush=True)
-time.sleep(25)
-PY
-for _ in $(seq 100); do grep -q mounted "$T/hang.out" && break; sleep 0.1; done
-grep -q mounted "$T/hang.out" || { cat "$T/hang.out"; skip "cannot stage a FUSE mount"; }
+hang_mounts "$B/atk" $n
 pids=()
 for i in $(seq $n); do
 	attacker sh -c "stat '$M/atk/d$i/hang/x' >'$T/out/s$i' 2>&1" &
@@ -109,7 +80,7 @@ for i in $(seq $n); do
 done
 sleep 2
 judge "FUSE mounts" $((3 * probes + 1))
-kill "$(sed -n 's/^mounted //p' "$T/hang.out")" 2>/dev/null
+end_hangs
 for p in "${pids[@]}"; do wait "$p"; done
 unmount_hangs
 denied=$(grep -l 'Permission denied' "$T"/out/s* | wc -l)
