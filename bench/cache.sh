@@ -279,17 +279,6 @@ measure() {
 	umount_peer "$peer"
 }
 
-# rotate N WORDS...: the words rotated left by N, so that no peer always goes first.
-rotate() {
-	n=$(($1 % ($# - 1)))
-	shift
-	while [ "$n" -gt 0 ]; do
-		set -- "$@" "$1"
-		shift
-		n=$((n - 1))
-	done
-	echo "$@"
-}
 
 for round in $(seq "$ROUNDS"); do
 	# shellcheck disable=SC2086  # the peers' words
@@ -315,11 +304,7 @@ echo "casefoldfs: \`$CFS${OPTS:+ $OPTS}\` (root, and uid 65534 through fusermoun
 echo
 # The table: medians over rounds; ratios the median of per-round ratios to the
 # backing ext4 and to bindfs (for git status, of times: lower is better).
-awk -v names="$NAMES" -v files="$FILES" -v mb="$MB" -v gitn="$GITN" -v fdcache="$fd_cache" '
-function med(a, n,   i, j, t) {
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -v names="$NAMES" -v files="$FILES" -v mb="$MB" -v gitn="$GITN" -v fdcache="$fd_cache" "$MEDIAN_AWK"'
 function cellval(p, m,   v, n, r) {
 	n = 0
 	for (r = 1; r <= maxr; r++) if ((r, p, m) in val) v[++n] = val[r, p, m]

@@ -78,11 +78,7 @@ echo "$N names and $N files of 4 KiB in +F directories made through casefoldfs \
 	"$(bindfs --version | head -1); backing: $(findmnt -no FSTYPE,SOURCE -T "$T") under $TMP;" \
 	"$ROUNDS rounds, a fresh mount per peer per round; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
-awk '
-function med(a, n,   i, j, t) {
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$MEDIAN_AWK"'
 function cell(p, m,   v, n, r) {
 	n = 0
 	for (r = 1; r <= maxr; r++) if ((r, p, m) in val) v[++n] = val[r, p, m]

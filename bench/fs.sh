@@ -99,17 +99,6 @@ nodes_of() {
 }
 rss_of() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
-# rotate N WORDS...: the words rotated left by N, so that no peer always goes first.
-rotate() {
-	n=$(($1 % ($# - 1)))
-	shift
-	while [ "$n" -gt 0 ]; do
-		set -- "$@" "$1"
-		shift
-		n=$((n - 1))
-	done
-	echo "$@"
-}
 
 # where PEER SIZE: sets dir (the directory of SIZE entries as PEER sees it),
 # how (fsbench's lookup and, for scans, a time budget per pass that keeps a

@@ -273,11 +273,7 @@ echo "casefoldfs: \`$CFS\`; $(fuse-overlayfs --version 2>/dev/null | sed -n 's/^
 	"load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
 awk -v layers="$LAYERS" -v few="$FEW" -v pick="$PICK" -v entries="$ENTRIES" \
-	-v samel="$same_listing" -v samec="$same_contents" '
-function med(a, n,   i, j, t) {
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+	-v samel="$same_listing" -v samec="$same_contents" "$MEDIAN_AWK"'
 function cell(p, m,   v, n, r) {
 	n = 0
 	for (r = 1; r <= maxr; r++) if ((r, p, m) in val) v[++n] = val[r, p, m]

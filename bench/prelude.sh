@@ -24,6 +24,11 @@
 #                                 shown) or after TICKS polls (400)
 #   unmount_all DIR...            cleanup's: unmounts what is still mounted
 #                                 on each DIR, lazily if it must
+#   rotate N WORDS...             the words rotated left by N, so that no
+#                                 peer always goes first
+#   MEDIAN_AWK                    the awk function med(a, n), the median of
+#                                 a[1..n], for the tables' programs to begin
+#                                 with
 
 die() { echo "${0##*/}: $*" >&2; exit 1; }
 
@@ -81,3 +86,21 @@ unmount_all() {
 		if mounted "$_m"; then fusermount3 -u "$_m" 2>/dev/null || fusermount3 -uz "$_m" || :; fi
 	done
 }
+
+rotate() {
+	n=$(($1 % ($# - 1)))
+	shift
+	while [ "$n" -gt 0 ]; do
+		set -- "$@" "$1"
+		shift
+		n=$((n - 1))
+	done
+	echo "$@"
+}
+
+MEDIAN_AWK='
+function med(a, n,   i, j, t) {
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+'
