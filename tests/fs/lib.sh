@@ -82,8 +82,8 @@ cfs_user_binary() {
 
 # cfs_start ARGS...: `casefoldfs -f [CF_MOUNT_OPTS] ARGS...`, mounting on $M,
 # in the background with the limits above (as CFS_AS if set); waits until
-# it has mounted.  The one way every suite starts the daemon (cfs_mount for
-# $B; tests/view/lib.sh's ovl_mount for an overlay view).
+# it has mounted.  cfs_mount ($B) and tests/view/lib.sh's ovl_mount (an
+# overlay view) both start the daemon through it.
 cfs_start() {
 	local as=() cfs=$CFS
 	if [ -n "$CFS_AS" ]; then
