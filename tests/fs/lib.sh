@@ -117,6 +117,37 @@ cfs_umount() {
 	fi
 }
 
+# kill_callers ROUNDS: in $M/ci (a casefolded directory holding Big.bin),
+# callers killed with SIGKILL while their requests are queued behind the
+# stopped daemon, then ROUNDS times at random points of requests it is
+# answering (interrupts.sh, uring.sh); the suite checks the mount after.
+kill_callers() {
+	local pids i p round
+	# Queued: the daemon is stopped, the callers wait for it, and are killed.
+	kill -STOP "$CFS_PID"
+	pids=()
+	for i in $(seq 8); do
+		(cat "$M/ci/BIG.BIN" >/dev/null; stat "$M/ci/new_$i" >/dev/null 2>&1) &
+		pids+=($!)
+	done
+	sleep 0.3
+	kill -9 "${pids[@]}" 2>/dev/null
+	kill -CONT "$CFS_PID"
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	# Busy: callers killed at random points of their requests.
+	for round in $(seq "$1"); do
+		pids=()
+		for i in $(seq 4); do
+			(while :; do cat "$M/ci/big.bin" >/dev/null; ls "$M/ci" >/dev/null
+				echo x >"$M/ci/tmp_${round}_$i"; rm -f "$M/ci/TMP_${round}_$i"; done) 2>/dev/null &
+			pids+=($!)
+		done
+		sleep 0.05
+		kill -9 "${pids[@]}" 2>/dev/null
+		for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	done
+}
+
 # sys OP ARGS...: one system call through perl; prints OK or the errno name.
 #   create|excl|mkdir|rmdir|unlink|stat|fifo PATH, rename|link|symlink A B
 sys() {
