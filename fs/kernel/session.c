@@ -71,12 +71,16 @@ void fk_session_destroy(struct fk_session *se)
 /*
  * What every mount takes where the kernel offers it, before the init
  * handler's say: libfuse 3.14's defaults for a low-level daemon (the
- * handlers were tuned on them), and requests of MAX_PAGES pages.
+ * handlers were tuned on them), and requests of MAX_PAGES pages.  Never
+ * FUSE_HANDLE_KILLPRIV: a daemon that writes, truncates and chowns as root
+ * keeps set-user-ID and set-group-ID bits (CAP_FSETID), so the kernel must
+ * clear them itself, judging the caller's capabilities, as on ext4 (a view's
+ * file written by another user kept its set-user-ID bit: pjdfstest chmod/12).
  */
 static uint64_t default_want(const struct fk_session *se)
 {
 	uint64_t want = FUSE_ASYNC_READ | FUSE_PARALLEL_DIROPS | FUSE_AUTO_INVAL_DATA |
-			FUSE_HANDLE_KILLPRIV | FUSE_ASYNC_DIO | FUSE_HAS_IOCTL_DIR |
+			FUSE_ASYNC_DIO | FUSE_HAS_IOCTL_DIR |
 			FUSE_ATOMIC_O_TRUNC | FUSE_BIG_WRITES | FUSE_MAX_PAGES;
 
 	if (se->ops->readdirplus)

@@ -21,12 +21,9 @@
  * to the daemon, which applies it only where the parent has no default ACL:
  * as on Linux, a default ACL replaces the umask (ops_dir.c).
  *
- * Killing set-user-ID and set-group-ID bits: the daemon writes, truncates
- * and chowns as root, which keeps them (CAP_FSETID), so the kernel must not
- * leave the job to us.  libfuse 3.14 does not ask for
- * FUSE_HANDLE_KILLPRIV (measured: the INIT reply lacks it); clearing it
- * keeps it that way, and the kernel clears the bits itself, judging the
- * caller's capabilities (tests/fs/acl.sh checks one case).
+ * Set-user-ID and set-group-ID bits are the kernel's to kill: the session
+ * never asks for FUSE_HANDLE_KILLPRIV (fs/kernel/session.c; tests/fs/acl.sh
+ * checks one case).
  */
 void op_init(void *userdata, struct fk_conn *conn)
 {
@@ -39,7 +36,6 @@ void op_init(void *userdata, struct fk_conn *conn)
 		conn->want &= ~FUSE_ATOMIC_O_TRUNC;
 	if (conn->capable & FUSE_AUTO_INVAL_DATA)
 		conn->want |= FUSE_AUTO_INVAL_DATA;
-	conn->want &= ~FUSE_HANDLE_KILLPRIV;
 	if (conn->capable & FUSE_POSIX_ACL)
 		conn->want |= FUSE_POSIX_ACL;
 	if (conn->capable & FUSE_DONT_MASK)
