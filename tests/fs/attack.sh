@@ -6,8 +6,9 @@
 # private mount namespace, as userperms.sh does), attacked by uid 4242.
 # Sets mode, attacker (a command prefix) and attacker_id; defines
 # victim_mount and victim_done (the victim's daemon in either mode), p99
-# (the victim's latency), hold_leases and hang_mounts (two of the attacks),
-# these three run by $PY, the system's python3.
+# (the victim's latency), hold_leases, hang_mounts and churn_attack (the
+# attacks; churn_dir is the last one's stage), all run by $PY, the
+# system's python3.
 # Every stage runs other users (setpriv): the test says in CF_NEEDS_ROOT
 # what for.
 if [ "${CF_AVAIL_MODE:-root}" = user ] && [ -z "${CF_AVAIL_NS:-}" ]; then
@@ -116,4 +117,55 @@ unmount_hangs() {
 }
 end_hangs() {
 	kill "$(sed -n 's/^mounted //p' "$T/hang.out")" 2>/dev/null
+}
+
+# churn_dir N: $B/atk, a +F directory of N names (name000000...) that the
+# attacker owns, for churn_attack.
+churn_dir() {
+	local prefix
+	mkdir "$B/atk" || fail "mkdir $B/atk"
+	"$PY" -c '
+import os, sys
+for i in range(int(sys.argv[2])):
+    open("%s/name%06d" % (sys.argv[1], i), "w").close()' "$B/atk" "$1"
+	prefix=$([ "$mode" = user ] && echo user.casefoldfs. || echo "$CFS_XATTRS")
+	setfattr -n "${prefix}casefold" -v 1 "$B/atk" || fail "cannot flag $B/atk"
+	chown -R $attacker_id "$B/atk"
+}
+
+# churn_attack SECONDS STOP: the attacker, in the background (atk is its
+# pid), churns names in $B/atk behind the daemon's back while six threads
+# look up other spellings of them through $M/atk, for SECONDS or until the
+# file STOP exists; "started" in $T/attack.out once under way.
+churn_attack() {
+	attacker "$PY" - "$B/atk" "$M/atk" "$2" "$1" >"$T/attack.out" 2>&1 <<'PY' &
+import os, sys, threading, time
+back, mnt, stop = sys.argv[1:4]
+end = time.monotonic() + float(sys.argv[4])
+done = threading.Event()
+def churn():
+    i = 0
+    while not done.is_set():
+        p = "%s/churn%d" % (back, i % 64)
+        open(p, "w").close()
+        os.unlink(p)
+        i += 1
+def lookups(k):
+    i = k
+    while not done.is_set():
+        try:
+            os.stat("%s/NAME%06d" % (mnt, i % 100000))
+        except OSError:
+            pass
+        i += 7
+ts = [threading.Thread(target=churn)] + [threading.Thread(target=lookups, args=(k,)) for k in range(6)]
+for t in ts: t.start()
+print("started", flush=True)
+while not os.path.exists(stop) and time.monotonic() < end:
+    time.sleep(0.1)
+done.set()
+for t in ts: t.join()
+print("done", flush=True)
+PY
+	atk=$!
 }

@@ -17,48 +17,13 @@ CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (set
 names=100000 rounds=3 limit_s=20
 
 chmod 755 "$T"
-mkdir "$B/atk"
-"$PY" -c '
-import os, sys
-for i in range(int(sys.argv[2])):
-    open("%s/name%06d" % (sys.argv[1], i), "w").close()' "$B/atk" $names
-prefix=$([ "$mode" = user ] && echo user.casefoldfs. || echo "$CFS_XATTRS")
-setfattr -n "${prefix}casefold" -v 1 "$B/atk" || fail "cannot flag $B/atk"
-chown -R $attacker_id "$B/atk"
+churn_dir $names
 [ "$mode" = root ] || chown 65534:65534 "$B" "$M"
 stop=$T/stop   # the attack ends when root makes this file
 for round in $(seq $rounds); do
 	rm -f "$stop"
 	CFS_AS=$([ "$mode" = user ] && echo 65534) cfs_mount -o allow_other
-	attacker "$PY" - "$B/atk" "$M/atk" "$stop" > "$T/attack.out" 2>&1 <<'PY' &
-import os, sys, threading, time
-back, mnt, stop = sys.argv[1:4]
-end = time.monotonic() + 120
-done = threading.Event()
-def churn():
-    i = 0
-    while not done.is_set():
-        p = "%s/churn%d" % (back, i % 64)
-        open(p, "w").close()
-        os.unlink(p)
-        i += 1
-def lookups(k):
-    i = k
-    while not done.is_set():
-        try:
-            os.stat("%s/NAME%06d" % (mnt, i % 100000))
-        except OSError:
-            pass
-        i += 7
-ts = [threading.Thread(target=churn)] + [threading.Thread(target=lookups, args=(k,)) for k in range(6)]
-for t in ts: t.start()
-print("started", flush=True)
-while not os.path.exists(stop) and time.monotonic() < end:
-    time.sleep(0.1)
-done.set()
-for t in ts: t.join()
-PY
-	atk=$!
+	churn_attack 120 "$stop"
 	sleep 3   # under way: lookups rebuilding the index, invalidations waiting
 	kill -TERM "$CFS_PID"
 	start=$SECONDS

@@ -19,46 +19,15 @@ CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (set
 names=100000 rounds=10 limit_ms=2000
 
 chmod 755 "$T"
-mkdir "$B/atk" "$B/pub"
+mkdir "$B/pub"
 for i in $(seq 400); do : > "$B/pub/v$i"; done
-"$PY" -c '
-import os, sys
-for i in range(int(sys.argv[2])):
-    open("%s/name%06d" % (sys.argv[1], i), "w").close()' "$B/atk" $names
-prefix=$([ "$mode" = user ] && echo user.casefoldfs. || echo "$CFS_XATTRS")
-setfattr -n "${prefix}casefold" -v 1 "$B/atk" || fail "cannot flag $B/atk"
-chown -R $attacker_id "$B/atk"
+churn_dir $names
 [ "$mode" = root ] || chown 65534:65534 "$B/pub"
 victim_mount
 stat "$M/atk/NAME000000" >/dev/null || fail "the attacker's directory"
 read -r idle idle_max < <(p99 201 400)   # root's fresh lookups before the attack
 
-attacker "$PY" - "$B/atk" "$M/atk" > "$T/attack.out" 2>&1 <<'PY' &
-import os, sys, threading, time
-back, mnt = sys.argv[1], sys.argv[2]
-end = time.monotonic() + 25
-def churn():
-    i = 0
-    while time.monotonic() < end:
-        p = "%s/churn%d" % (back, i % 64)
-        open(p, "w").close()
-        os.unlink(p)
-        i += 1
-def lookups(k):
-    i = k
-    while time.monotonic() < end:
-        try:
-            os.stat("%s/NAME%06d" % (mnt, i % 100000))
-        except OSError:
-            pass
-        i += 7
-ts = [threading.Thread(target=churn)] + [threading.Thread(target=lookups, args=(k,)) for k in range(6)]
-for t in ts: t.start()
-print("started", flush=True)
-for t in ts: t.join()
-print("done", flush=True)
-PY
-atk=$!
+churn_attack 25 "$T/never"
 sleep 3   # the attack is under way (it lasts 25 s): lookups rebuilding, notices queued
 
 read -r lat lat_max < <(p99 1 200)   # root's fresh lookups, during the attack
