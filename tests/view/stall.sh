@@ -79,7 +79,7 @@ for i in $(seq $n); do
 	pids+=($!)
 done
 sleep 2
-judge "FUSE mounts" $((3 * probes + 1))
+judge mounts $((3 * probes + 1))
 end_hangs
 for p in "${pids[@]}"; do wait "$p"; done
 unmount_hangs
