@@ -4,7 +4,7 @@
 # at the next mount it would hide a lower name), a set-group-ID directory
 # gives new entries its group and new directories its bit (as ext4 and
 # overlayfs), and a name whose path the view cannot reach (PATH_MAX) is
-# refused before anything is placed in the upper tree.
+# refused before anything is placed in the upper layer.
 CF_NEEDS_ROOT="device nodes (mknod c 1 3), another group (chgrp 4242) and a second user in the view (allow_other)"
 . "$(dirname "$0")/lib.sh"
 
@@ -19,7 +19,7 @@ ovl_mount "$opts" overlay
 out=$(mknod "$M/d/dev" c 0 0 2>&1) && fail "mknod over a lower name made something"
 out=$(mknod "$M/d/zero" c 0 0 2>&1) && fail "mknod c 0 0 succeeded"
 [[ $out == *"not permitted"* ]] || fail "mknod c 0 0: $out (not EPERM)"
-[ ! -e "$U/d/zero" ] || fail "mknod c 0 0 left $(stat -c %F "$U/d/zero") in the upper tree"
+[ ! -e "$U/d/zero" ] || fail "mknod c 0 0 left $(stat -c %F "$U/d/zero") in the upper layer"
 mknod "$M/d/null" c 1 3 || fail "mknod c 1 3"
 [ "$(stat -c %t:%T "$M/d/null")" = 1:3 ] || fail "c 1 3 is $(stat -c %t:%T "$M/d/null")"
 
@@ -54,7 +54,7 @@ out=$(mv short "$long" 2>&1) && fail "rename to a name past PATH_MAX succeeded"
 [ "$(ls)" = short ] || fail "left behind in the view: $(ls | cut -c1-20)"
 cd / || fail cd
 deep=$(find "$U" -name "$long*" | head -1)
-[ -z "$deep" ] || fail "left behind in the upper tree: ${deep:0:60}..."
+[ -z "$deep" ] || fail "left behind in the upper layer: ${deep:0:60}..."
 [ -z "$(ls -A "$W/work")" ] || fail "left in the work directory: $(ls -A "$W/work")"
 rm -rf "${M:?}/d/$comp" || fail "rm -rf of the chain"
 cfs_umount

@@ -4,7 +4,7 @@
 # that reach those through `..`, names that fold equal inside one lower
 # directory (both reachable by their exact spelling; another spelling finds
 # the topmost layer's, and within one layer directory the byte-wise smallest
-# spelling), and symlinks in a lower tree pointing outside it: returned as
+# spelling), and symlinks in a lower layer pointing outside it: returned as
 # symlinks, never followed by the daemon (a canary outside never changes and
 # never shows in the view).
 . "$(dirname "$0")/lib.sh"
@@ -32,25 +32,25 @@ refused() {
 # ---- The layer list.
 got=$(ovl_try "lowerdir=$L1:$T/missing" "$M")
 case $got in
-"status 1: "*missing*) echo "missing lower tree: $got" ;;
-*) fail "a missing lower tree: $got (want status 1 and a message naming it)" ;;
+"status 1: "*missing*) echo "missing lower layer: $got" ;;
+*) fail "a missing lower layer: $got (want status 1 and a message naming it)" ;;
 esac
-refused "missing upper tree" "lowerdir=$L1,upperdir=$T/nope,workdir=$W" "$M"
+refused "missing upper layer" "lowerdir=$L1,upperdir=$T/nope,workdir=$W" "$M"
 mkdir -p "$L1/inner" "$L1/d/deeper"
-refused "a lower tree inside another" "lowerdir=$L1:$L2:$L1/inner" "$M"
-refused "a lower tree containing an earlier one" "lowerdir=$L1/d/deeper:$L2:$L1" "$M"
-refused "the upper tree inside a lower one" "lowerdir=$L1:$L2,upperdir=$L1/inner,workdir=$W" "$M"
-refused "a lower tree inside the upper one" "lowerdir=$L1:$U,upperdir=$T,workdir=$W" "$M"
-refused "a lower tree inside another through .." "lowerdir=$L1:$L2/../l1/inner" "$M"
+refused "a lower layer inside another" "lowerdir=$L1:$L2:$L1/inner" "$M"
+refused "a lower layer containing an earlier one" "lowerdir=$L1/d/deeper:$L2:$L1" "$M"
+refused "the upper layer inside a lower one" "lowerdir=$L1:$L2,upperdir=$L1/inner,workdir=$W" "$M"
+refused "a lower layer inside the upper one" "lowerdir=$L1:$U,upperdir=$T,workdir=$W" "$M"
+refused "a lower layer inside another through .." "lowerdir=$L1:$L2/../l1/inner" "$M"
 mkdir -p "$L2/mnt" "$U/mnt"
-refused "the mount point inside a lower tree" "lowerdir=$L1:$L2" "$L2/mnt"
-refused "the mount point inside a lower tree through .." "lowerdir=$L1:$L2" "$T/upper/../l2/mnt"
-refused "the mount point inside the upper tree" "lowerdir=$L1:$L2,upperdir=$U,workdir=$W" "$U/mnt"
-# Over a lower tree itself (as mod managers mount over the game's Data):
+refused "the mount point inside a lower layer" "lowerdir=$L1:$L2" "$L2/mnt"
+refused "the mount point inside a lower layer through .." "lowerdir=$L1:$L2" "$T/upper/../l2/mnt"
+refused "the mount point inside the upper layer" "lowerdir=$L1:$L2,upperdir=$U,workdir=$W" "$U/mnt"
+# Over a lower layer itself (as mod managers mount over the game's Data):
 # not a recursion when the daemon holds the layers open first; recorded.
-echo "the mount point is a lower tree (not checked): $(ovl_try "lowerdir=$L1:$L2" "$L2")"
+echo "the mount point is a lower layer (not checked): $(ovl_try "lowerdir=$L1:$L2" "$L2")"
 rmdir "$L1/inner" "$L1/d/deeper" "$L2/mnt" "$U/mnt"
-[ -z "$(ls -A "$U")" ] || fail "a refused mount wrote into the upper tree: $(ls -A "$U")"
+[ -z "$(ls -A "$U")" ] || fail "a refused mount wrote into the upper layer: $(ls -A "$U")"
 refused "an unknown encoding" "lowerdir=$L1,casefold=utf8-99.0.0" "$M"
 # `..` that leads elsewhere is only a path: this mounts.
 mkdir "$T/x"
@@ -98,10 +98,10 @@ reads a.txt "$(printf 'l1 a.txt\nmore')"
 reads A.TXT "l1 A.TXT"
 [ "$(cat "$U/d/a.txt")" = "$(printf 'l1 a.txt\nmore')" ] || fail "copy-up of a.txt: $(cd "$U" && find . | tr '\n' ' ')"
 cfs_umount
-[ "$(tree_state "$L1"; tree_state "$L2")" = "$before" ] || fail "a lower tree changed"
+[ "$(tree_state "$L1"; tree_state "$L2")" = "$before" ] || fail "a lower layer changed"
 rm -rf "$U" "$W" && mkdir "$U" "$W"
 
-# ---- Deeper than PATH_MAX in a lower tree: a view reaches objects by their
+# ---- Deeper than PATH_MAX in a lower layer: a view reaches objects by their
 # path in a tree (fs/README.md), so past 4,096 bytes it answers
 # ENAMETOOLONG — and goes on serving.
 deep=$T/deep long=$(printf 'd%.0s' $(seq 200))
@@ -110,13 +110,13 @@ mkdir "$deep"
 	fail "cannot make the deep tree"
 ovl_mount "lowerdir=$deep"
 got=$(cd "$M" && for i in $(seq 25); do cd "$long$i" 2>/dev/null || { echo "stopped at $i"; exit; }; done; cat f)
-echo "a lower tree 25 x 200 bytes deep: $got"
+echo "a lower layer 25 x 200 bytes deep: $got"
 [ "$got" = bottom ] || case $got in "stopped at "*) ;; *) fail "deep tree: $got" ;; esac
 [ -d "$M/${long}1" ] || fail "the view stopped serving after the deep walk"
 cfs_umount
 rm -rf "$deep"
 
-# ---- Symlinks in a lower tree pointing outside it, absolute and through `..`.
+# ---- Symlinks in a lower layer pointing outside it, absolute and through `..`.
 ln -s "$OUT" "$L1/Abs"
 ln -s ../outside "$L1/rel"
 ln -s ../../../../../../../.. "$L1/up"
@@ -156,6 +156,6 @@ rm "$M/Data" && [ ! -e "$M/data" ] && [ ! -L "$M/data" ] || fail "rm of the lowe
 rm -r "$M/sounds" || fail "rm -r of a directory that hides a lower symlink"
 canary "after the symlink operations"
 cfs_umount
-[ "$(tree_state "$L1"; tree_state "$L2")" = "$before" ] || fail "a lower tree changed"
+[ "$(tree_state "$L1"; tree_state "$L2")" = "$before" ] || fail "a lower layer changed"
 canary "at the end"
 echo "view/hostile: ok"

@@ -15,7 +15,7 @@ dirs=${CF_INDEXMEM_DIRS:-5} per=${CF_INDEXMEM_PER:-20000}
 
 L=$T/low U=$T/upper W=$T/work
 mkdir -p "$L" "$U" "$W"
-python3 - "$L" "$dirs" "$per" <<'PY' || fail "lower tree"
+python3 - "$L" "$dirs" "$per" <<'PY' || fail "lower layer"
 import os, sys
 low, dirs, per = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 for d in range(dirs):

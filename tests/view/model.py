@@ -4,7 +4,7 @@
   model.py --cfs DAEMON --cli CASEFOLD --dir T --procs N --ops K
                    --phases P [--seed S]
 
-Three lower trees under T (T/l1 on top) and an upper tree.  Each worker owns
+Three lower layers under T (T/l1 on top) and an upper layer.  Each worker owns
 a few groups of fold-equal spellings (case, NFC/NFD, sharp s, the Kelvin
 sign: which of them fold together is the CLI's word, `casefold fold`), and
 each tree holds, in the root and in a directory every tree spells its own
@@ -61,7 +61,7 @@ class View:
 
 
 def make_layers(top, procs, rng, key):
-    """Writes the lower trees; returns the model of the view they make."""
+    """Writes the lower layers; returns the model of the view they make."""
     model = {}
     for li in range(LAYERS):
         os.makedirs(os.path.join(top, "l%d" % (li + 1), DIR_SPELLINGS[li]))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The model test of fold-equal names in an overlay view (issue 33;
-# model.py): twins in one tree, other spellings across trees,
+# model.py): twins in one layer, other spellings across layers,
 # NFC/NFD, sharp s, the Kelvin sign; random operations from 1, 4 and 16
 # processes, the whole view compared with the model after every phase, live
 # and after a remount.  Short here; `make stress` runs it long
@@ -10,7 +10,7 @@
 ops=${CF_STRESS_OPS:-}
 at_exit "fuse_mounted '$T/m/mnt' && fusermount3 -uz '$T/m/mnt'"
 run() { # PROCS OPS PHASES SEED
-	rm -rf "$T/m" && mkdir "$T/m" || fail "fresh trees"
+	rm -rf "$T/m" && mkdir "$T/m" || fail "fresh layers"
 	python3 "$CF_ROOT/tests/view/model.py" --cfs "$CFS" --cli "$CF_BUILD/casefold" \
 		--dir "$T/m" --procs "$1" --ops "$2" --phases "$3" --seed "$4" ||
 		fail "overlay model, $1 processes (daemon log: $(tail -n 5 "$T/m/daemon.log"))"

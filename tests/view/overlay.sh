@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Overlay views (issue 25), as a transcript: three lower trees that spell
-# the same directories and files differently, one upper tree.  Names that
+# Overlay views (issue 25), as a transcript: three lower layers that spell
+# the same directories and files differently, one upper layer.  Names that
 # fold equal across layers are one entry, the topmost layer's file and
 # spelling win, a listing shows each folded name once; writes copy up (the
-# lower trees' every name, time and byte stay as they were), deletions leave
+# lower layers' every name, time and byte stay as they were), deletions leave
 # overlayfs's whiteouts, a directory recreated over a deleted one is opaque,
-# renaming a merged directory is EXDEV, and a view without an upper tree is
+# renaming a merged directory is EXDEV, and a view without an upper layer is
 # read-only.  The whiteout forms other tools write are honoured in lower
 # trees.  Then the same layers without case conflicts against fuse-overlayfs:
 # the same listing and contents, the same outcomes for the same operations,
-# and each one's upper tree read by the other.
+# and each one's upper layer read by the other.
 . "$(dirname "$0")/lib.sh"
 
 L1=$T/l1 L2=$T/l2 L3=$T/l3 U=$T/upper W=$T/work
@@ -64,7 +64,7 @@ chmod 600 ONLY3.TXT
 [ "$(stat -c %a only3.txt)" = 600 ] || fail "chmod through the view"
 [ "$(stat -c %a "$U/only3.txt" 2>/dev/null)" = 600 ] || fail "chmod did not copy up only3.txt"
 [ "$(cat "$U/only3.txt")" = "l3 only" ] || fail "metadata copy-up lost the data"
-[ "$(lowers)" = "$before" ] || fail "a lower tree changed"
+[ "$(lowers)" = "$before" ] || fail "a lower layer changed"
 
 # ---- Whiteouts: the lower entries disappear, a char device 0/0 in upper.
 rm DATA/Textures/HELMET.DDS
@@ -110,7 +110,7 @@ python3 -c 'import os, sys; sys.exit(any(a.startswith(("user.overlay.", "trusted
 	data/sounds || fail "listxattr shows overlayfs's xattrs: $(python3 -c 'import os, sys; print(os.listxattr(sys.argv[1]))' data/sounds)"
 python3 -c 'import os; os.setxattr("data/sounds", "user.overlay.opaque", b"x")' 2>/dev/null &&
 	fail "user.overlay.opaque set through the view"
-[ "$(xget "$sounds" user.overlay.opaque)" = y ] || fail "setting user.overlay.opaque through the view changed the upper tree"
+[ "$(xget "$sounds" user.overlay.opaque)" = y ] || fail "setting user.overlay.opaque through the view changed the upper layer"
 
 # ---- Renaming a merged directory: EXDEV; mv falls back to copying.
 expect EXDEV rename Data Data2
@@ -123,7 +123,7 @@ mkdir Fresh && echo f >Fresh/f
 expect OK rename FRESH Renamed
 [ "$(cat renamed/F)" = f ] || fail "renamed upper directory"
 # Moved over an empty lower directory (by another spelling), it is made
-# opaque and is still the upper tree's alone: it moves again, as overlayfs's
+# opaque and is still the upper layer's alone: it moves again, as overlayfs's
 # does, and nothing of the lower one comes back.
 mkdir Deep/er/New && echo n >Deep/er/New/n
 expect OK rename Deep/er/New Deep/er/old
@@ -133,16 +133,16 @@ expect OK rename Deep/er/Old Deep/er/Moved
 [ "$(cat deep/er/moved/N)" = n ] || fail "moved twice"
 expect ENOENT stat deep/er/old
 
-# ---- Remounted, the upper tree says the same.
+# ---- Remounted, the upper layer says the same.
 cd /
 seen=$(view "$M")
 cfs_umount
 ovl_mount "lowerdir=$L1:$L2:$L3,upperdir=$U,workdir=$W"
 [ "$(view "$M")" = "$seen" ] || fail "the view changed across a remount: $(diff <(echo "$seen") <(view "$M"))"
 cfs_umount
-[ "$(lowers)" = "$before" ] || fail "a lower tree changed"
+[ "$(lowers)" = "$before" ] || fail "a lower layer changed"
 
-# ---- No upper tree: read-only, EROFS.
+# ---- No upper layer: read-only, EROFS.
 ovl_mount "lowerdir=$L1:$L2:$L3,casefold=utf8-12.1.0"   # the default, named
 expect EROFS create "$M/new.txt"
 expect EROFS create "$M/README.txt"
@@ -154,15 +154,15 @@ expect EROFS symlink x "$M/link"
 chmod 600 "$M/README.TXT" 2>/dev/null && fail "chmod in a read-only view"
 [ "$(cat "$M/data/textures/armor.dds")" = "l1 armor" ] || fail "reads in a read-only view"
 cfs_umount
-[ "$(lowers)" = "$before" ] || fail "a lower tree changed"
+[ "$(lowers)" = "$before" ] || fail "a lower layer changed"
 # Lower trees may change while nothing is mounted: the next mount reads them.
 echo "l3 added" >"$L3/DATA/Added.txt" && rm "$L2/data/textures/helmet.dds"
 ovl_mount "lowerdir=$L1:$L2:$L3"
-[ "$(cat "$M/data/ADDED.TXT")" = "l3 added" ] || fail "a file added to a lower tree while unmounted"
+[ "$(cat "$M/data/ADDED.TXT")" = "l3 added" ] || fail "a file added to a lower layer while unmounted"
 expect ENOENT stat "$M/data/textures/helmet.dds"
 cfs_umount
 
-# ---- Whiteout forms in lower trees: a char device 0/0; an xattr whiteout
+# ---- Whiteout forms in lower layers: a char device 0/0; an xattr whiteout
 # (an empty file with overlay.whiteout, in a directory marked
 # overlay.opaque=x); an opaque directory (overlay.opaque=y); user.overlay.*
 # always, trusted.overlay.* as root.
@@ -196,7 +196,7 @@ else
 fi
 wbefore=$(tree_state "$A"; tree_state "$Z")
 ovl_mount "lowerdir=$A:$Z"
-[ "$(listing .)" = "$want_root" ] || fail "whiteouts in a lower tree: root lists $(listing .)"
+[ "$(listing .)" = "$want_root" ] || fail "whiteouts in a lower layer: root lists $(listing .)"
 [ "$(listing sub)" = "$want_sub" ] || fail "xattr whiteout: sub lists $(listing sub)"
 expect ENOENT stat "$M/sub/gone2.txt"
 [ "$(listing opaque)" = "kept.txt " ] && [ "$(cat "$M/OPAQUE/KEPT.TXT")" = "a kept" ] ||
@@ -211,7 +211,7 @@ if [ "$(id -u)" = 0 ]; then
 	[ -z "$(listing opaque2)" ] || fail "trusted opaque: opaque2 lists $(listing opaque2)"
 fi
 cfs_umount
-[ "$(tree_state "$A"; tree_state "$Z")" = "$wbefore" ] || fail "a lower tree with whiteouts changed"
+[ "$(tree_state "$A"; tree_state "$Z")" = "$wbefore" ] || fail "a lower layer with whiteouts changed"
 
 # ---- Against fuse-overlayfs, on layers whose names never differ only in
 # case (so that case-sensitive overlay semantics are the reference).
@@ -275,21 +275,21 @@ uppers() { (cd "$1" && find . -type f ! -name '.wh.*' -exec sha256sum {} + | LC_
 seen=$(view "$M")
 cfs_umount
 fovl_umount "$FM"
-# Each one's upper tree, read by the other (copies: neither writes the
+# Each one's upper layer, read by the other (copies: neither writes the
 # original): casefoldfs's whiteouts and opaque markers mean the same to
 # fuse-overlayfs, and fuse-overlayfs's to casefoldfs.
 cp -a "$CU" "$T/cu2" && cp -a "$FU" "$T/fu2" && mkdir "$T/cw2" "$T/fw2" || fail "cp"
 fovl_mount "$C1:$C2:$C3" "$T/cu2" "$T/fw2" "$FM"
-[ "$(view "$FM")" = "$seen" ] || fail "fuse-overlayfs reads casefoldfs's upper tree otherwise: $(diff <(echo "$seen") <(view "$FM"))"
+[ "$(view "$FM")" = "$seen" ] || fail "fuse-overlayfs reads casefoldfs's upper layer otherwise: $(diff <(echo "$seen") <(view "$FM"))"
 fovl_umount "$FM"
-# fuse-overlayfs's upper tree as it is: with its .wh..wh..opq files (and
+# fuse-overlayfs's upper layer as it is: with its .wh..wh..opq files (and
 # .wh.NAME files where it cannot make devices), which casefoldfs reads too.
 ovl_mount "lowerdir=$C1:$C2:$C3,upperdir=$T/fu2,workdir=$T/cw2"
 view "$M" >"$T/view.cfs"
 [ "$(cat "$T/view.cfs")" = "$seen" ] ||
-	fail "casefoldfs reads fuse-overlayfs's upper tree otherwise: $(diff <(echo "$seen") "$T/view.cfs")"
+	fail "casefoldfs reads fuse-overlayfs's upper layer otherwise: $(diff <(echo "$seen") "$T/view.cfs")"
 cfs_umount
-[ "$(for l in "$C1" "$C2" "$C3"; do tree_state "$l"; done)" = "$cbefore" ] || fail "a compared lower tree changed"
+[ "$(for l in "$C1" "$C2" "$C3"; do tree_state "$l"; done)" = "$cbefore" ] || fail "a compared lower layer changed"
 
 # ---- What pjdfstest found (run beside the project, tests/ has no copy):
 # a file reached by the kernel after its name goes — another link made

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # One user must not stall root's overlay view for the others (issue 33),
 # with the attacks tests/fs/stall.sh and nested.sh make on a tree's mount: uid 65534
-# owns a directory of the lower tree and, through the view (allow_other),
+# owns a directory of the lower layer and, through the view (allow_other),
 #  1. reads 70 of its files on which it holds write leases that it never
 #     gives up (each open waits for a break: lease-break-time, 45 s);
-#  2. reads 70 of its files once, replaces them by FIFOs in the lower tree
+#  2. reads 70 of its files once, replaces them by FIFOs in the lower layer
 #     behind the view's back, and reads them again (an open of a FIFO waits
 #     for a writer that never comes);
 #  3. stats into 70 never-answering FUSE filesystems mounted (as its own,
-#     allow_other) inside the lower tree.
+#     allow_other) inside the lower layer.
 # Meanwhile root stats files it has not looked up before (each a LOOKUP the
 # view answers).  Root's p99 must stay under 50 ms, or 10 times its idle
 # p99 (a margin for a loaded machine: the issue asks 10 ms, which a quiet
@@ -71,7 +71,7 @@ judge fifos $((2 * probes + 1))
 for p in "${pids[@]}"; do wait "$p"; done
 grep -q 'No such file' "$T/out/f1" || fail "a read of a swapped FIFO: $(cat "$T/out/f1")"
 
-# ---- 3. never-answering FUSE mounts inside the lower tree
+# ---- 3. never-answering FUSE mounts inside the lower layer
 hang_mounts "$B/atk" $n
 pids=()
 for i in $(seq $n); do

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The model stress on an overlay view (issue 25; view_stress.py): four
-# lower trees spelling every name their own way, with whiteouts of both
-# forms, under an upper tree; random operations from 1, 4 and 16 processes
+# lower layers spelling every name their own way, with whiteouts of both
+# forms, under an upper layer; random operations from 1, 4 and 16 processes
 # checked against the reference model, then kill -9 rounds: after every
 # kill and remount the view is what the model says (or the state just
-# before or after the operation in flight), no lower tree changed in any
-# way, and the upper tree holds only whiteouts and what the view shows,
+# before or after the operation in flight), no lower layer changed in any
+# way, and the upper layer holds only whiteouts and what the view shows,
 # every file a complete copy (the lower files check themselves).  Then
 # kill -9 in the middle of a 128 MiB copy-up, and opens racing with removals.
 # CF_STRESS_OPS, CF_STRESS_KILLS and CF_STRESS_SEED as for tests/fs/stress.sh.
@@ -15,7 +15,7 @@ ops=${CF_STRESS_OPS:-}
 # view_stress.py mounts on $T/ovl/mnt: unmounted here should it fail.
 at_exit "fuse_mounted '$T/ovl/mnt' && fusermount3 -uz '$T/ovl/mnt'"
 run() { # PROCS OPS KILLS SEED
-	rm -rf "$T/ovl" && mkdir "$T/ovl" || fail "fresh trees"
+	rm -rf "$T/ovl" && mkdir "$T/ovl" || fail "fresh layers"
 	python3 "$CF_ROOT/tests/view/view_stress.py" --cfs "$CFS" --cli "$CF_BUILD/casefold" \
 		--dir "$T/ovl" --procs "$1" --ops "$2" --kills "$3" --seed "$4" --layers 4 ||
 		fail "overlay stress, $1 processes, $3 kills (daemon log: $(tail -n 5 "$T/ovl/daemon.log"))"
@@ -64,14 +64,14 @@ for round in 1 2 3; do
 		got=$(head -c $((128 << 20)) "$U/Data/Big.bsa" | sha256sum)
 		rest=$(tail -c +$(((128 << 20) + 1)) "$U/Data/Big.bsa")
 		[ "$got" = "$want" ] && { [ -z "$rest" ] || [ "$rest" = appended ]; } ||
-			fail "round $round: the upper tree holds a partial copy ($(stat -c %s "$U/Data/Big.bsa") bytes)"
+			fail "round $round: the upper layer holds a partial copy ($(stat -c %s "$U/Data/Big.bsa") bytes)"
 	fi
 	ovl_mount "lowerdir=$L,upperdir=$U,workdir=$W"
 	[ "$(head -c $((128 << 20)) "$M/DATA/big.bsa" | sha256sum)" = "$want" ] || fail "round $round: the view's file after the kill"
 	cfs_umount
-	[ "$(tree_state "$L")" = "$lower_state" ] || fail "round $round: the lower tree changed"
+	[ "$(tree_state "$L")" = "$lower_state" ] || fail "round $round: the lower layer changed"
 done
-echo "kill -9 during a 128 MiB copy-up, 3 rounds: the upper tree held the whole copy after $copies, none after the others"
+echo "kill -9 during a 128 MiB copy-up, 3 rounds: the upper layer held the whole copy after $copies, none after the others"
 
 # ---- Opens, truncates and chmods racing with a name's removal and
 # re-creation (a lower file, then upper ones; each removal leaves a

@@ -2,7 +2,7 @@
 # Fold-equal twins (issue 33, A): two names of one group in one lower
 # directory are two entries of the view, and a change to one — rm, append,
 # chmod, mv, a file made inside a twin directory — neither hides nor alters
-# the other, live or after a remount.  For each change: a fresh upper tree,
+# the other, live or after a remount.  For each change: a fresh upper layer,
 # the change, the view compared with what it must be, a remount, the view
 # compared again.  Then twins in a middle layer between other spellings.
 . "$(dirname "$0")/lib.sh"

@@ -4,22 +4,22 @@
   view_stress.py --cfs DAEMON --cli CASEFOLD --dir T --procs N --ops K
                     [--layers L] [--kills K] [--seed S]
 
-Makes L lower trees under T (T/l1 on top) in which every worker's subtree
+Makes L lower layers under T (T/l1 on top) in which every worker's subtree
 (w<i>/ci, w<i>/cs) and the names in it are spelled differently from layer to
 layer, with files, directories, symlinks and whiteouts (xattr whiteouts, and
-character devices 0/0 as root); mounts the view with an upper tree
+character devices 0/0 as root); mounts the view with an upper layer
 (T/upper) on T/mnt and runs stress.py's workers on it.  Every directory of
 the view is case-insensitive, so the model (stress_model.py) starts from
-the merge of the lower trees worked out here — fold-equal names one entry,
+the merge of the lower layers worked out here — fold-equal names one entry,
 the topmost layer's file and spelling, directories merged until a whiteout —
 with every directory casefolded; the one overlay rule the model adds is
-EXDEV for renaming a directory that comes from a lower tree.
+EXDEV for renaming a directory that comes from a lower layer.
 
 With --kills, the daemon is killed with SIGKILL at random moments and
 remounted, as stress.py does.  Checked after every phase: the view against
 the model (every name as listed, type, content, symlink target, user.k,
-hard links, other spellings reaching the same inode); the lower trees
-unchanged (names, modes, times, xattrs, contents); the upper tree
+hard links, other spellings reaching the same inode); the lower layers
+unchanged (names, modes, times, xattrs, contents); the upper layer
 consistent: no two fold-equal objects in one directory, every entry either a
 whiteout or shown by the view under its own name, and every regular file a
 complete copy — the lower files carry a self-checking header (their length
@@ -76,7 +76,7 @@ def complete(data):
 
 class OverlayModel(Model):
     def op_rename(self, src, dst):
-        """overlayfs without redirect_dir: a directory from a lower tree
+        """overlayfs without redirect_dir: a directory from a lower layer
         cannot move (EXDEV), checked after the VFS's own checks."""
         sd = self.parent(src)
         se = self.lookup(sd, src[-1])
@@ -87,10 +87,10 @@ class OverlayModel(Model):
         return super().op_rename(src, dst)
 
 
-# ---- The lower trees --------------------------------------------------------
+# ---- The lower layers --------------------------------------------------------
 
 class Layers:
-    """L lower trees as nested dicts (spelling -> ("f", data) | ("l",) |
+    """L lower layers as nested dicts (spelling -> ("f", data) | ("l",) |
     ("d", dict) | WHITEOUT), written to disk, and merged into model nodes."""
 
     def __init__(self, rng, fold, variants, count, procs):
@@ -312,7 +312,7 @@ def is_whiteout(p, st):
 
 
 def upper_problems(cli, upper, mnt):
-    """The upper tree after a phase: whiteouts, or what the view shows, and
+    """The upper layer after a phase: whiteouts, or what the view shows, and
     complete files; no two fold-equal names in a directory."""
     problems, entries = [], []
     whiteouts = set()
@@ -419,9 +419,9 @@ def main():
         problems += verifier.tree(model, os.path.join(mnt, "w%d" % i))
     if problems:
         print("\n".join(problems[:30]), file=sys.stderr)
-        raise SystemExit("the view of the lower trees is not their merge: %d problems" % len(problems))
+        raise SystemExit("the view of the lower layers is not their merge: %d problems" % len(problems))
     def lower_problems():
-        return ["the lower tree %s changed" % p
+        return ["the lower layer %s changed" % p
                 for p, before in zip(paths, lower_before) if tree_state(p) != before]
 
     totals, outcomes = run_phases(
