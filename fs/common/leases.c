@@ -6,7 +6,7 @@
 static atomic_uint waiting;
 static unsigned waiting_max = 2;
 
-/* At start: a quarter of the worker pool (main.c); 0 means 1. */
+/* At start: a quarter of the worker pool, or less (main.c); 0 means 1. */
 void lease_set_waiters(unsigned max)
 {
 	waiting_max = max ? max : 1;

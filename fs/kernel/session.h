@@ -1,6 +1,6 @@
 /*
  * The session: one mount's connection to the kernel, as main.c runs it.
- * Internal to fs/kernel except for the four calls main.c makes.
+ * Internal to fs/kernel except for the calls main.c makes.
  */
 #ifndef FK_SESSION_H
 #define FK_SESSION_H
@@ -125,15 +125,17 @@ int fk_send(int fd, uint64_t unique, int error, const struct iovec *iov, int cou
 /*
  * uring.c: FUSE over io_uring.  fk_uring_prepare makes the queues' rings
  * at INIT, before the answer takes FUSE_OVER_IO_URING (0, or -errno: not
- * taken); fk_uring_start runs a thread per queue once INIT is answered,
+ * taken); fk_uring_start runs a thread per entry once INIT is answered,
  * which registers its entry and serves what comes by it (0, or -1 after
  * saying why: the kernel then waits for registrations that never come,
  * the session must end); fk_uring_stop ends and joins them.
+ * fk_uring_entries: how many entries each queue would have (0: none can).
  */
+unsigned fk_uring_entries(const struct fk_options *opt);
 int fk_uring_prepare(struct fk_session *se);
 int fk_uring_start(struct fk_session *se);
 void fk_uring_stop(struct fk_session *se);
-/* "io_uring on uring_queues N uring_served M", or off and why. */
+/* "io_uring on uring_queues N uring_entries E uring_served M", or off and why. */
 int fk_uring_describe(const struct fk_session *se, char *buf, size_t len);
 
 /* backing.c: passthrough for an open's reply, and its end at RELEASE. */

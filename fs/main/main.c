@@ -156,12 +156,27 @@ static int add_mount_options(struct fuse_args *args, const char *backing)
 #define MAX_THREADS_DEFAULT 64
 
 /*
+ * How many handlers may wait for a lease break at once (common/leases.h): a
+ * quarter of the workers; where io_uring may serve, half a queue's entries
+ * at most, so that a user who runs its opens on one CPU still leaves that
+ * CPU's queue entries for others (fs/kernel/uring.c).
+ */
+static unsigned lease_waiters(const struct fk_options *opt)
+{
+	unsigned n = opt->max_threads / 4, entries = opt->uring ? fk_uring_entries(opt) : 0;
+
+	if (opt->max_threads <= 1)
+		return 0;
+	return entries && entries / 2 < n ? entries / 2 : n;
+}
+
+/*
  * libfuse mounts (fs/kernel/mount.h); fs/kernel serves.  libfuse's pool
  * was 10 workers by default, and any backing call that blocks (a lease
  * break, a hung nested mount, a slow network filesystem) holds one: a pool
  * that small is one user's to take.  Without -o max_threads, 64
- * (fs/README.md, Threat model); a quarter may wait for lease breaks
- * (common/leases.h), in a tree or a view.
+ * (fs/README.md, Threat model); some may wait for lease breaks
+ * (lease_waiters), in a tree or a view.
  */
 static int run_session(const struct cfs_mode *mode, struct fuse_args *args,
 		       struct fuse_cmdline_opts *co, const struct cli *cli,
@@ -196,7 +211,7 @@ static int run_session(const struct cfs_mode *mode, struct fuse_args *args,
 	if (!co->foreground)
 		log_detach();
 	fuse_daemonize(co->foreground);
-	lease_set_waiters(co->singlethread ? 0 : co->max_threads / 4);
+	lease_set_waiters(lease_waiters(&opt));
 	/* After fuse_daemonize: a thread would not survive its fork. */
 	if (mode->start)
 		mode->start(mode->data);

@@ -97,8 +97,8 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "take requests by FUSE over io_uring where the\n"
 	  "kernel offers it (Linux 6.14+, once root has set\n"
 	  "the fuse module's enable_uring): a system call\n"
-	  "less a request, but one thread a CPU, so one\n"
-	  "request that blocks holds that CPU's other callers" },
+	  "less a request; each CPU's queue has its share of\n"
+	  "max_threads, each with a thread of its own" },
 	{ "logfile", "FILE",
 	  "where the detached daemon appends its messages\n"
 	  "(default: syslog, or without one the file named\n"

@@ -22,14 +22,22 @@ command -v setpriv >/dev/null || skip "no setpriv"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"
 mode=${CF_AVAIL_MODE:-root}
-attacker() { as_nobody "$@"; }
+# CF_ATTACK_CPU=N (uringstall.sh): the attacker and the victim's probes run
+# on CPU N alone, so that under io_uring their requests share one queue
+# (the kernel queues a request on its caller's CPU).
+pin=()
+if [ -n "${CF_ATTACK_CPU:-}" ]; then
+	command -v taskset >/dev/null || skip "no taskset for CF_ATTACK_CPU"
+	pin=(taskset -c "$CF_ATTACK_CPU")
+fi
+attacker() { as_nobody ${pin[@]+"${pin[@]}"} "$@"; }
 attacker_id=65534
 if [ "$mode" = user ]; then
 	[ -f /etc/fuse.conf ] || skip "no /etc/fuse.conf to bind over"
 	echo user_allow_other > "$T/fuse.conf" && mount --bind "$T/fuse.conf" /etc/fuse.conf ||
 		skip "cannot bind a private fuse.conf"
 	fuse_for_users
-	attacker() { setpriv --reuid=4242 --regid=4242 --clear-groups "$@"; }
+	attacker() { setpriv --reuid=4242 --regid=4242 --clear-groups ${pin[@]+"${pin[@]}"} "$@"; }
 	attacker_id=4242
 fi
 
@@ -53,7 +61,7 @@ victim_done() {
 # p99 FIRST LAST: the victim's stat latency over $M/pub/vFIRST..vLAST, in
 # microseconds: the 99th percentile and the worst.
 p99() {
-	"$PY" - "$M/pub" "$1" "$2" <<'PY'
+	${pin[@]+"${pin[@]}"} "$PY" - "$M/pub" "$1" "$2" <<'PY'
 import os, sys, time
 d, a, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 t = []

@@ -97,9 +97,24 @@ cfs_start() {
 		${CF_DAEMON_STACK:+--stack="$CF_DAEMON_STACK"} "$cfs" -f $CF_MOUNT_OPTS "$@" \
 		2>>"$T/daemon.log" &
 	CFS_PID=$!
-	wait_mounted "$M" "$CFS_PID" && return 0
+	if wait_mounted "$M" "$CFS_PID"; then
+		[ -z "${CF_URING_ON:-}" ] || uring_on
+		return 0
+	fi
 	tail -n 20 "$T/daemon.log" >&2
 	fail "casefoldfs $* did not mount"
+}
+# CF_URING_ON=1 (uringstall.sh runs the attacks so): every mount must come
+# to serve by io_uring, its stats say so within 5 s (its entries registered).
+uring_on() {
+	local prefix stats i
+	prefix=$([ -n "$CFS_AS" ] && echo user.casefoldfs. || echo "$CFS_XATTRS")
+	for i in $(seq 50); do
+		stats=$(getfattr --only-values -n "${prefix}stats" "$M" 2>/dev/null)
+		case $stats in *"io_uring on "*) return 0 ;; esac
+		sleep 0.1
+	done
+	fail "CF_URING_ON: the mount does not serve by io_uring: ${stats:-no stats}"
 }
 # cfs_mount [OPTIONS...]: mounts $B on $M and waits until it is there.
 cfs_mount() { cfs_start "$@" "$B" "$M"; }

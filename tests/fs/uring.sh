@@ -3,7 +3,8 @@
 # module's enable_uring is set, which root alone may write).  The suite sets
 # it, and its EXIT step puts the previous value back whatever happens: other
 # mounts on the machine follow the setting.  Checked: the stats xattr says
-# io_uring is on with every queue registered, and counts the requests served
+# io_uring is on with every queue's entries registered (as many as
+# uring.c's fk_uring_entries gives), and counts the requests served
 # by the rings; a few hundred files created, written, read, listed, renamed
 # and removed in a casefolded directory, contents compared with the backing
 # tree and a lookup in another case; a 5 MB write and reads served by the
@@ -22,9 +23,14 @@ echo Y >"$P" || fail "setting $P"
 
 stats() { getfattr --only-values -n "${CFS_XATTRS}stats" "$M" 2>/dev/null; }
 field() { stats | tr ' ' '\n' | awk -v k="$1" 'p { print; exit } $0 == k { p = 1 }'; }
+# The io_uring field once every entry's thread has registered ("starting" until then).
+uring_state() {
+	for _ in $(seq 50); do [ "$(field io_uring)" = starting ] || break; sleep 0.1; done
+	field io_uring
+}
 
 cfs_mount -o uring
-case $(field io_uring) in
+case $(uring_state) in
 on) ;;
 off:kernel) cfs_umount; skip "the kernel offers no FUSE_OVER_IO_URING although $P is Y" ;;
 *) fail "io_uring is $(field io_uring): $(stats)" ;;
@@ -40,6 +46,13 @@ for r in open("/sys/devices/system/cpu/possible").read().strip().split(","):
 print(n)')
 [ "$(field uring_queues)" = "$possible" ] ||
 	fail "uring_queues $(field uring_queues), expected one per possible CPU ($possible)"
+# Entries a queue: its share of the 64 threads, two at least, within an
+# eighth of the daemon's descriptors (CF_DAEMON_NOFILE) for the rings.
+share=$((64 / possible < 2 ? 2 : 64 / possible))
+fds=$((CF_DAEMON_NOFILE / 8 / possible))
+entries=$((fds < share ? (fds < 1 ? 1 : fds) : share))
+[ "$(field uring_entries)" = "$entries" ] ||
+	fail "uring_entries $(field uring_entries), expected $entries: $(stats)"
 before=$(field uring_served)
 
 cd "$M" || fail "cd"
@@ -82,7 +95,7 @@ cfs_umount
 # Reads and writes through the rings too (passthrough leaves them to the
 # kernel): 1 MiB requests, and READ's data put straight into the entry.
 cfs_mount -o uring,nopassthrough
-[ "$(field io_uring)" = on ] || fail "-o nopassthrough: $(stats)"
+[ "$(uring_state)" = on ] || fail "-o nopassthrough: $(stats)"
 head -c 5000000 /dev/urandom >"$T/data"
 cp "$T/data" "$M/ci/Data.bin" || fail "a write through the rings"
 cmp -s "$T/data" "$B/ci/Data.bin" || fail "the backing file differs from what was written"
@@ -110,5 +123,5 @@ cfs_mount -o uring
 [ "$(field io_uring)" = off:kernel ] || fail "enable_uring N: $(stats)"
 [ "$(cat "$M/ci/AFTER")" = after ] || fail "enable_uring N: a read"
 cfs_umount
-echo "io_uring: $possible queues, $((served - before)) requests served by them for 300 files;" \
+echo "io_uring: $possible queues of $entries entries, $((served - before)) requests served by them for 300 files;" \
 	"killed callers; without -o uring, and with enable_uring N, requests come by read(2)"
