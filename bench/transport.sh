@@ -89,7 +89,7 @@ mount_cfs
 passthrough=$(getfattr --only-values -n trusted.casefoldfs.stats "$M" 2>/dev/null |
 	tr ' ' '\n' | awk 'p { print; exit } $0 == "passthrough" { p = 1 }')
 timeouts=$(getfattr --only-values -n trusted.casefoldfs.stats "$M" 2>/dev/null |
-	grep -c "init [a-z_,]*request_timeout" || :)
+	grep -c "init [a-z0-9_,]*request_timeout" || :)
 unmount
 
 # 3. A stopped daemon.

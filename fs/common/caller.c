@@ -103,6 +103,22 @@ struct fscreds {
 	gid_t *groups;
 };
 
+/* Whether gid is the caller's filesystem group or one of its first 256
+ * supplementary groups (beyond those: no, the answer that clears a bit). */
+bool caller_in_group(fk_req_t req, gid_t gid)
+{
+	gid_t groups[256];
+	int n;
+
+	if (fk_req_ctx(req)->gid == gid)
+		return true;
+	n = fk_req_getgroups(req, 256, groups);
+	for (int i = 0; i < n && i < 256; i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
 /*
  * Takes on the caller's filesystem identity on this thread.  setgroups must
  * be the raw system call: glibc's changes every thread of the process.

@@ -18,6 +18,7 @@ struct caller_caps {
 };
 
 bool caller_capable(fk_req_t req, int cap);
+bool caller_in_group(fk_req_t req, gid_t gid);
 int caller_caps_begin(fk_req_t req, struct caller_caps *saved);
 void caller_caps_end(struct caller_caps *saved);
 int caller_ioctl_owner(fk_req_t req, int fd, unsigned long cmd, void *arg);

@@ -15,6 +15,7 @@ struct cfs_mode {
 	void *data;                 /* the handlers' (fk_req_userdata) */
 	const char *fsname;         /* what the mount table shows as its source */
 	bool passthrough;           /* its files may be handed to the kernel */
+	bool killpriv;              /* its handlers clear set-ID bits (fk_options.killpriv) */
 	/* The session exists (before the daemon detaches). */
 	void (*attach)(void *data, struct fk_session *se);
 	/* After detaching, before the loop: threads of its own; NULL: none. */

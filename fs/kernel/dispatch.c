@@ -50,7 +50,7 @@ static void do_setattr(fk_req_t req, const struct fuse_setattr_in *in)
 	struct stat st = { 0 };
 	int valid = (int)(in->valid & (FATTR_MODE | FATTR_UID | FATTR_GID | FATTR_SIZE |
 				       FATTR_ATIME | FATTR_MTIME | FATTR_ATIME_NOW |
-				       FATTR_MTIME_NOW | FATTR_CTIME));
+				       FATTR_MTIME_NOW | FATTR_CTIME | FATTR_KILL_SUIDGID));
 
 	st.st_mode = in->mode;
 	st.st_uid = in->uid;
@@ -179,6 +179,7 @@ static bool do_files(fk_req_t req, const struct fk_ops *ops, struct args *a)
 		if (!in)
 			return fk_reply_err(req, EINVAL), true;
 		file_init(&fi, 0, in->flags);
+		fi.kill_suidgid = (in->open_flags & FUSE_OPEN_KILL_SUIDGID) != 0;
 		if (dir ? !ops->opendir : !ops->open)
 			return fk_reply_open(req, &fi), true;  /* libfuse: open succeeds */
 		(dir ? ops->opendir : ops->open)(req, req->nodeid, &fi);
@@ -211,6 +212,7 @@ static bool do_files(fk_req_t req, const struct fk_ops *ops, struct args *a)
 			return fk_reply_err(req, EINVAL), true;
 		file_init(&fi, in->fh, in->flags);
 		fi.writepage = (in->write_flags & FUSE_WRITE_CACHE) != 0;
+		fi.kill_suidgid = (in->write_flags & FUSE_WRITE_KILL_SUIDGID) != 0;
 		fi.lock_owner = in->lock_owner;
 		ops->write(req, req->nodeid, data, in->size, (off_t)in->offset, &fi);
 		return true;

@@ -45,6 +45,9 @@ struct fk_file_info {
 	unsigned noflush : 1;       /* FOPEN_NOFLUSH */
 	unsigned writepage : 1;     /* requests: a WRITE from the page cache */
 	unsigned flush : 1;         /* RELEASE: flush first */
+	unsigned kill_suidgid : 1;  /* OPEN with O_TRUNC, WRITE: the caller lacks
+				       CAP_FSETID: clear the set-ID bits
+				       (fk_options.killpriv) */
 	int backing_fd;             /* OPEN/CREATE: the backing file's descriptor
 				       for passthrough, -1 none (backing.c) */
 };

@@ -76,6 +76,11 @@ void fk_session_destroy(struct fk_session *se)
  * keeps set-user-ID and set-group-ID bits (CAP_FSETID), so the kernel must
  * clear them itself, judging the caller's capabilities, as on ext4 (a view's
  * file written by another user kept its set-user-ID bit: pjdfstest chmod/12).
+ * FUSE_HANDLE_KILLPRIV_V2 only for handlers that clear them where the
+ * kernel says the caller may not keep them (fk_options.killpriv): judging
+ * for itself costs the kernel a GETXATTR of security.capability before
+ * every write(2), since it can mark an inode as having none
+ * (S_NOSEC) only on a filesystem whose daemon takes the job.
  */
 static uint64_t default_want(const struct fk_session *se)
 {
@@ -83,6 +88,8 @@ static uint64_t default_want(const struct fk_session *se)
 			FUSE_ASYNC_DIO | FUSE_HAS_IOCTL_DIR |
 			FUSE_ATOMIC_O_TRUNC | FUSE_BIG_WRITES | FUSE_MAX_PAGES;
 
+	if (se->opt.killpriv)
+		want |= FUSE_HANDLE_KILLPRIV_V2;
 	if (se->ops->readdirplus)
 		want |= FUSE_DO_READDIRPLUS | (se->ops->readdir ? FUSE_READDIRPLUS_AUTO : 0);
 	return want;
@@ -218,6 +225,7 @@ static const struct {
 	{ FUSE_ASYNC_DIO, "async_dio" },
 	{ FUSE_PARALLEL_DIROPS, "parallel_dirops" },
 	{ FUSE_HANDLE_KILLPRIV, "handle_killpriv" },
+	{ FUSE_HANDLE_KILLPRIV_V2, "handle_killpriv_v2" },
 	{ FUSE_POSIX_ACL, "posix_acl" },
 	{ FUSE_MAX_PAGES, "max_pages" },
 	{ FUSE_PASSTHROUGH, "passthrough" },

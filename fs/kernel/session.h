@@ -19,6 +19,13 @@ struct fk_options {
 	unsigned request_timeout;  /* seconds, 0: none asked */
 	bool debug;                /* -d: every request on stderr, as libfuse logged it */
 	/*
+	 * Take FUSE_HANDLE_KILLPRIV_V2: the handlers clear set-user-ID and
+	 * set-group-ID bits where a request's kill_suidgid (or SETATTR's
+	 * FATTR_KILL_SUIDGID) says so, and the kernel stops asking for
+	 * security.capability before every write (fs/README.md, "File data").
+	 */
+	bool killpriv;
+	/*
 	 * Called on the main thread once the session is to end, while the
 	 * workers still answer (NULL: nothing).  What sends notifications
 	 * outside requests must stop here, not after the workers: a

@@ -187,6 +187,7 @@ static int run_session(const struct cfs_mode *mode, struct fuse_args *args,
 		.uring = cli->uring,
 		.request_timeout = (unsigned)num->request_timeout,
 		.debug = co->debug,
+		.killpriv = mode->killpriv,
 	};
 	struct fuse_session *lse;
 	struct fk_session *se;

@@ -37,6 +37,7 @@ struct cfs {
 	struct cfs_options opt;
 	struct cfs_names names;     /* the naming rule's context */
 	bool can_chown;             /* CAP_CHOWN: new entries go to the caller */
+	bool keeps_setid;           /* CAP_FSETID: our writes keep set-ID bits (ops_file.c) */
 	uid_t euid;                 /* the daemon's own, which never change */
 	gid_t egid;
 	enum cfs_watch watch;       /* how changes behind our back are noticed */

@@ -65,6 +65,7 @@ static int setup_store(struct cfs *fs, const struct tree_args *a, int rootfd)
 	if (flagstore_probe(rootfd, msg, sizeof(msg)) < 0)
 		fprintf(stderr, "casefoldfs: %s: warning: %s\n", a->backing, msg);
 	fs->can_chown = caps_have(CAP_CHOWN);
+	fs->keeps_setid = caps_have(CAP_FSETID);
 	fs->euid = geteuid();
 	fs->egid = getegid();
 	return 0;
@@ -274,6 +275,7 @@ int tree_mount(const struct tree_args *a, struct cfs_mode *mode)
 	}
 	*mode = (struct cfs_mode){
 		.ops = ops_table(), .data = &the_fs, .fsname = a->backing, .passthrough = true,
+		.killpriv = true,
 		.attach = tree_attach, .start = tree_start, .stop = tree_stop,
 		.destroy = tree_teardown,
 	};

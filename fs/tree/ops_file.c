@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "common/caller.h"
 #include "common/util.h"
 #include "common/xattrs.h"
 #include "tree/dcache.h"
@@ -61,6 +63,44 @@ static void io_done(int fd, bool fresh)
 {
 	if (fresh)
 		close(fd);
+}
+
+/*
+ * Clears the set-ID bits of ino, the regular file fd is on (O_PATH or
+ * not), as ext4 does for a caller without CAP_FSETID: the set-user-ID bit,
+ * and the set-group-ID bit of a group-executable file or one whose group
+ * is not the caller's.  The kernel leaves this to us
+ * (FUSE_HANDLE_KILLPRIV_V2, fs/kernel/session.c): we do it before a write
+ * or truncation by such a caller (kill_suidgid, FATTR_KILL_SUIDGID), at
+ * the empty SETATTR the kernel sends where it would have cleared them
+ * itself (a passthrough write, chown(-1, -1): op_setattr), and at
+ * fallocate.  The backing filesystem drops security.capability at the
+ * write itself.  Our change raises no notice, so the kernel's copy of the
+ * mode is dropped here.  0 or -errno: a change that cannot clear them is
+ * not made.
+ */
+static int kill_setid(fk_req_t req, fk_ino_t ino, int fd)
+{
+	struct cfs *fs = cfs_of(req);
+	struct stat st;
+	char path[32];
+	mode_t kill;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	kill = st.st_mode & S_ISUID;
+	if ((st.st_mode & S_ISGID) &&
+	    ((st.st_mode & S_IXGRP) || !caller_in_group(req, st.st_gid)))
+		kill |= S_ISGID;
+	if (!kill || !S_ISREG(st.st_mode))
+		return 0;
+	/* A daemon without CAP_FSETID that may not change the mode sees the
+	 * backing filesystem clear them at its own write. */
+	fd_procpath(fd, path);
+	if (chmod(path, st.st_mode & 07777 & ~kill) < 0 && (fs->keeps_setid || errno != EPERM))
+		return -errno;
+	fk_notify_inval_inode(fs->se, ino, -1, 0);
+	return 0;
 }
 
 /* Attributes of in, whose object fd is on (O_PATH or not). */
@@ -178,8 +218,18 @@ void op_setattr(fk_req_t req, fk_ino_t ino, struct stat *attr, int valid,
 	 * waited for only within inode_open's bound (locator.c). */
 	int own = fd < 0 && (valid & FATTR_SIZE) && S_ISREG(in->type) ?
 		  inode_open(&fs->nodes, in, O_WRONLY) : -1;
+	int io = own >= 0 ? own : fd;
 
-	err = own < -1 ? own : set_node_attrs(fs, in, pfd, attr, valid, own >= 0 ? own : fd);
+	err = own < -1 ? own : 0;
+	/* Set-ID bits the caller may not keep: at a truncation (a mode given
+	 * in the same request says itself what stays), and where the kernel
+	 * asks for nothing else (kill_setid). */
+	if (!err && S_ISREG(in->type) &&
+	    (((valid & FATTR_KILL_SUIDGID) && !(valid & FATTR_MODE)) ||
+	     (valid == 0 && !caller_capable(req, CAP_FSETID))))
+		err = kill_setid(req, ino, pfd);
+	if (!err)
+		err = set_node_attrs(fs, in, pfd, attr, valid, io);
 	if (own >= 0)
 		close(own);
 	if (err < 0)
@@ -245,7 +295,7 @@ void op_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	bool writer = S_ISREG(in->type) && for_writing(fi->flags);
-	int fd;
+	int fd, err;
 
 	if (fs->no_open) {
 		/* The kernel opens by itself from now on (fs/README.md, "File data"). */
@@ -263,6 +313,13 @@ void op_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 	fd = inode_open(&fs->nodes, in, fi->flags & ~O_NOFOLLOW);
 	if (fd < 0) {
 		fk_reply_err(req, -fd);
+		if (writer)
+			inode_writer_close(&fs->nodes, in);
+		return;
+	}
+	if (fi->kill_suidgid && (fi->flags & O_TRUNC) && (err = kill_setid(req, ino, fd)) < 0) {
+		close(fd);
+		fk_reply_err(req, -err);
 		if (writer)
 			inode_writer_close(&fs->nodes, in);
 		return;
@@ -318,14 +375,18 @@ void op_read(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
 void op_write(fk_req_t req, fk_ino_t ino, const char *buf, size_t size, off_t off,
 	      struct fk_file_info *fi)
 {
+	struct cfs *fs = cfs_of(req);
 	bool fresh;
-	int fd = io_fd(cfs_of(req), ino, fi, O_WRONLY, &fresh);
+	int fd = io_fd(fs, ino, fi, O_WRONLY, &fresh), err;
 
 	if (fd < 0) {
 		fk_reply_err(req, -fd);
 		return;
 	}
-	fk_reply_pwrite(req, fd, buf, size, off);
+	if (fi->kill_suidgid && (err = kill_setid(req, ino, fd)) < 0)
+		fk_reply_err(req, -err);
+	else
+		fk_reply_pwrite(req, fd, buf, size, off);
 	io_done(fd, fresh);
 }
 
@@ -401,7 +462,10 @@ void op_fallocate(fk_req_t req, fk_ino_t ino, int mode, off_t off, off_t len,
 		fk_reply_err(req, -fd);
 		return;
 	}
-	err = fallocate(fd, mode, off, len) < 0 ? errno : 0;
+	/* ext4 clears set-ID bits at fallocate too; the kernel sends no flag. */
+	err = caller_capable(req, CAP_FSETID) ? 0 : -kill_setid(req, ino, fd);
+	if (!err)
+		err = fallocate(fd, mode, off, len) < 0 ? errno : 0;
 	io_done(fd, fresh);
 	fk_reply_err(req, err);
 }

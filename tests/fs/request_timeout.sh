@@ -11,7 +11,7 @@ stats() { getfattr --only-values -n "${CFS_XATTRS}stats" "$M" 2>/dev/null; }
 field() { stats | tr ' ' '\n' | awk -v k="$1" 'p { print; exit } $0 == k { p = 1 }'; }
 
 cfs_mount
-stats | grep -q "init [a-z_,]*request_timeout" || {
+stats | grep -q "init [a-z0-9_,]*request_timeout" || {
 	cfs_umount
 	skip "the kernel offers no FUSE_REQUEST_TIMEOUT (Linux < 6.14)"
 }

@@ -35,7 +35,7 @@ on) ;;
 off:kernel) cfs_umount; skip "the kernel offers no FUSE_OVER_IO_URING although $P is Y" ;;
 *) fail "io_uring is $(field io_uring): $(stats)" ;;
 esac
-stats | grep -q "init [a-z_,]*over_io_uring" || fail "INIT's flags lack over_io_uring: $(stats)"
+stats | grep -q "init [a-z0-9_,]*over_io_uring" || fail "INIT's flags lack over_io_uring: $(stats)"
 # The kernel's queue count: the possible CPUs ("0-3", "0,2-5").
 possible=$(python3 -c '
 import sys
