@@ -6,7 +6,8 @@
 # bit only on a group-executable file).  The daemon takes the job from the
 # kernel (FUSE_HANDLE_KILLPRIV_V2, fs/README.md "File data"), so the kernel
 # no longer asks for security.capability before every write: counted in
-# the daemon's request log, one GETXATTR for eight writes (the first's).  Run on root's
+# the daemon's request log, one GETXATTR for eight writes (the first's).
+# And a file's capabilities (security.capability) go at a write.  Run on root's
 # daemon with passthrough (where the kernel has it) and without.
 CF_NEEDS_ROOT="writes by uid 65534 through root's daemon (allow_other)"
 . "$(dirname "$0")/lib.sh"
@@ -61,6 +62,20 @@ diff "$T/native.txt" "$T/daemon.txt" >&2 || fail "-o nopassthrough: modes differ
 run passthrough
 diff "$T/native.txt" "$T/passthrough.txt" >&2 ||
 	fail "passthrough $passthrough: modes differ from ext4's (< ext4, > mount)"
+
+# security.capability goes at a write, whoever writes, as on ext4.
+command -v setcap >/dev/null || fail "no setcap (libcap2-bin: scripts/install-deps --tests)"
+caps_after_write() { # FILE: what getcap shows after root appends to it
+	printf 'data\n' >"$1" && setcap cap_net_raw+ep "$1" || fail "setcap $1"
+	[ -n "$(getcap "$1")" ] || fail "setcap $1 left no capability"
+	printf 'more' >>"$1"
+	getcap "$1"
+}
+[ -z "$(caps_after_write "$N/caps")" ] || fail "ext4 itself kept security.capability at a write"
+cfs_mount
+got=$(caps_after_write "$M/caps")
+cfs_umount
+[ -z "$got" ] || fail "security.capability kept after a write through the mount: $got"
 
 # No GETXATTR before writes: eight writes through one open file.
 cfs_mount -d -o nopassthrough
