@@ -794,9 +794,7 @@ static int move_index(struct view *v, struct move *mv, const char *to)
 		n->gone = true;
 		return -ENOMEM;
 	}
-	mv->src->children--;
-	mv->dst->children++;
-	n->parent = mv->dst;
+	view_adopt(mv->dst, n);
 	n->idx = idx;
 	free(n->name);
 	n->name = name;

@@ -84,7 +84,8 @@ static int copy_attrs(struct view *v, const char *tmp, const struct stat *st)
 	return utimensat(w, tmp, ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
-/* Moves the finished tmp to name in n's parent and records the copy. */
+/* Moves the finished tmp to name in n's parent and records the copy (the
+ * parent's index held, raise_group). */
 static int raise_node(struct view *v, struct view_node *n, const char *tmp, bool isdir)
 {
 	struct view_node *p = n->parent;
@@ -115,7 +116,7 @@ static int raise_node(struct view *v, struct view_node *n, const char *tmp, bool
 	}
 	if (r == 0) {
 		n->layer = 0;
-		if (!n->gone && p->d->index)
+		if (!n->gone)
 			merge_raise(p->d->index, n->idx);
 	}
 	pthread_mutex_unlock(&v->node_lock);
@@ -196,7 +197,8 @@ static int copy_one(struct view *v, struct view_node *n)
  * are copied up together, so that the upper layer holds every spelling of
  * the group the view shows before any of them changes, and the index
  * rebuilt at the next mount hides exactly what the live one hides (the
- * rule for twins, fs/README.md).  The parent's change lock held.
+ * rule for twins, fs/README.md).  The parent's change lock held, and its
+ * index (view_index: n's entry and its twins are read there).
  */
 static int raise_group(struct view *v, struct view_node *n)
 {
@@ -209,8 +211,7 @@ static int raise_group(struct view *v, struct view_node *n)
 
 		pthread_mutex_lock(&v->node_lock);
 		do
-			i = n->gone || !p->d->index ? MERGE_NONE
-						    : merge_twin(p->d->index, &v->names, n->idx, i);
+			i = n->gone ? MERGE_NONE : merge_twin(p->d->index, &v->names, n->idx, i);
 		while (i != MERGE_NONE && merge_entry(p->d->index, i)->layer == 0);
 		if (i != MERGE_NONE && (t = view_child(v, p, i)))
 			t->nlookup++;
@@ -229,11 +230,14 @@ static int raise_group(struct view *v, struct view_node *n)
 static int copy_dir(struct view *v, struct view_node *n)
 {
 	struct view_node *p = n->parent;
-	int r;
+	int r = view_index(v, p);
 
+	if (r < 0)
+		return r;
 	pthread_mutex_lock(&p->d->change);
 	r = raise_group(v, n);
 	pthread_mutex_unlock(&p->d->change);
+	view_index_done(v, p);
 	return r;
 }
 
@@ -348,11 +352,12 @@ int upper_copy(struct view *v, struct view_node *n)
 	pthread_mutex_unlock(&v->node_lock);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	if ((r = upper_dir(v, p)) < 0)
+	if ((r = upper_dir(v, p)) < 0 || (r = view_index(v, p)) < 0)
 		return r;
 	pthread_mutex_lock(&p->d->change);
 	r = n->gone ? -ENOENT : raise_group(v, n);
 	pthread_mutex_unlock(&p->d->change);
+	view_index_done(v, p);
 	return r;
 }
 

@@ -4,7 +4,9 @@
  * root of the layer that holds it, through each ancestor's spelling in that
  * layer (a merged directory has one per layer).  The layers change only
  * through the view while it is mounted (as for overlayfs), so an index,
- * once built, is kept current by the view's own changes.
+ * once built, is kept current by the view's own changes, and one freed to
+ * stay under -o index_mem and built again says what it said: its entries
+ * find their nodes again by spelling.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -404,10 +406,13 @@ static void ring_drop(struct view *v, struct view_node *dir)
 	d->index = NULL;
 }
 
-/* Whether nothing refers to dir's index but dir (node lock). */
+/*
+ * Whether nothing refers to dir's index but dir (node lock).  Its nodes do
+ * not: reattach gives them their entries in the index built next.
+ */
 static bool unused(const struct view_node *dir)
 {
-	return !dir->d->busy && !dir->children && !dir->opens && !dir->gone;
+	return !dir->d->busy && !dir->opens && !dir->gone;
 }
 
 /*
@@ -444,6 +449,36 @@ static void trim(struct view *v)
 }
 
 /*
+ * Gives each node dir still has (the kernel holds it, its index having been
+ * freed) its entry in m, the index just built: the one of its exact
+ * spelling, as a lookup of that spelling finds it.  The layers change
+ * only through the view, and the view keeps them saying what its indexes
+ * say (fs/README.md, the rule for twins), so each is found, of its type; a
+ * node that is not (a layer changed behind the view's back) is gone, as
+ * a name removed.  Node lock.
+ */
+static void reattach(struct view *v, struct view_node *dir, struct merge *m)
+{
+	for (struct view_node *n = dir->d->kids; n; n = n->sib_next) {
+		struct cfs_name cn = names_name(n->name);
+		struct merge_entry *e = NULL;
+		uint32_t idx;
+
+		if (n->gone)
+			continue;
+		idx = merge_find(m, &v->names, &cn, NULL);
+		if (idx != MERGE_NONE && strcmp(merge_name(m, idx), n->name) == 0)
+			e = merge_entry(m, idx);
+		if (!e || e->node || e->type != n->type) {
+			n->gone = true;
+			continue;
+		}
+		e->node = n;
+		n->idx = idx;
+	}
+}
+
+/*
  * Builds dir's merged index if it has none yet (change lock not held) and
  * keeps it for the caller, who calls view_index_done once it no longer
  * reads the index (on 0 only).
@@ -476,6 +511,7 @@ int view_index(struct view *v, struct view_node *dir)
 		dir->d->busy++;
 		dir->d->used = true;
 		if (m) {
+			reattach(v, dir, m);
 			dir->d->index = m;
 			ring_add(v, dir);
 			trim(v);
@@ -522,9 +558,8 @@ struct view_node *view_child(struct view *v, struct view_node *dir, uint32_t idx
 				goto fail;
 		}
 	}
-	n->parent = dir;
+	view_adopt(dir, n);
 	n->idx = idx;
-	dir->children++;
 	e->node = n;
 	v->nodes++;
 	n->all_next = v->all;
@@ -535,6 +570,30 @@ struct view_node *view_child(struct view *v, struct view_node *dir, uint32_t idx
 fail:
 	node_free(n);
 	return NULL;
+}
+
+/* n off its parent's list of kids (node lock). */
+static void kid_remove(struct view_node *n)
+{
+	if (n->sib_prev)
+		n->sib_prev->sib_next = n->sib_next;
+	else
+		n->parent->d->kids = n->sib_next;
+	if (n->sib_next)
+		n->sib_next->sib_prev = n->sib_prev;
+}
+
+/* n, new or moved by a rename, names dir as its parent (node lock). */
+void view_adopt(struct view_node *dir, struct view_node *n)
+{
+	if (n->parent)
+		kid_remove(n);
+	n->parent = dir;
+	n->sib_prev = NULL;
+	n->sib_next = dir->d->kids;
+	if (dir->d->kids)
+		dir->d->kids->sib_prev = n;
+	dir->d->kids = n;
 }
 
 static struct view_node **link_slot(struct view *v, uint64_t ino)
@@ -622,11 +681,12 @@ void view_forget(struct view *v, struct view_node *n, uint64_t count)
 {
 	pthread_mutex_lock(&v->node_lock);
 	n->nlookup -= count < n->nlookup ? count : n->nlookup;
-	while (n != v->root && n->nlookup == 0 && n->children == 0) {
+	while (n != v->root && n->nlookup == 0 && !(n->d && n->d->kids)) {
 		struct view_node *p = n->parent;
 
-		if (!n->gone)
+		if (!n->gone && p->d->index)
 			merge_entry(p->d->index, n->idx)->node = NULL;
+		kid_remove(n);
 		if (n->in_links)
 			links_remove(v, n);
 		if (n->d)
@@ -639,7 +699,6 @@ void view_forget(struct view *v, struct view_node *n, uint64_t count)
 			n->all_next->all_prev = n->all_prev;
 		node_free(n);
 		v->nodes--;
-		p->children--;
 		n = p;
 	}
 	pthread_mutex_unlock(&v->node_lock);

@@ -18,8 +18,11 @@
  * it, freeing indexes not used since the hand last passed; the next need
  * rebuilds them from the layers, which is what a remount does.  An index is
  * freed only when nothing refers to it: no request between view_index and
- * view_index_done (busy), no node of one of its entries, no descriptor
- * open on the directory, and not a removed directory's.
+ * view_index_done (busy), no descriptor open on the directory, and not a
+ * removed directory's.  The nodes the kernel holds for its names do not
+ * keep it: a node keeps its own spelling, layer and parts, and the build
+ * that brings the index back hands each of them its entry again, found by
+ * its exact spelling (view.c, reattach).
  */
 #ifndef CFS_VIEW_H
 #define CFS_VIEW_H
@@ -46,6 +49,9 @@ struct view_dir {
 	struct view_part *parts;   /* layers holding it, top first; node lock */
 	unsigned nparts;
 	struct cfs_dcache dcache;  /* what the kernel was handed; node lock */
+	struct view_node *kids;    /* nodes naming this one as parent, gone ones
+				      too (view_forget keeps dir while any is
+				      left); node lock */
 	uint32_t busy;             /* requests using the index; node lock */
 	bool used;                 /* CLOCK: used since the hand last passed */
 	struct view_node *rnext, *rprev;  /* the ring of built indexes */
@@ -53,11 +59,12 @@ struct view_dir {
 
 /* One object the kernel holds (node lock for every field not immutable). */
 struct view_node {
-	struct view_node *parent;  /* holds one of parent's children references */
-	uint32_t idx;              /* its entry in the parent's index */
+	struct view_node *parent;  /* on parent's kids list */
+	struct view_node *sib_prev, *sib_next;  /* that list */
+	uint32_t idx;              /* its entry in the parent's index, while the
+				      parent has one (not gone) */
 	bool gone;                 /* removed from the view */
 	uint64_t nlookup;          /* the kernel's references */
-	uint32_t children;         /* nodes naming this one as parent */
 	unsigned layer;            /* the layer its object is in: 0 once copied up */
 	unsigned char type;        /* DT_*: immutable */
 	uint64_t ino;              /* the view's inode number */
@@ -103,6 +110,7 @@ uint64_t view_id(const struct view *v, const struct view_node *n);
 int view_index(struct view *v, struct view_node *dir);
 void view_index_done(struct view *v, struct view_node *dir);
 struct view_node *view_child(struct view *v, struct view_node *dir, uint32_t idx);
+void view_adopt(struct view_node *dir, struct view_node *n);
 void view_forget(struct view *v, struct view_node *n, uint64_t count);
 void view_opened(struct view *v, struct view_node *n, int delta);
 int view_reader_add(struct view *v, struct view_node *n, unsigned layer, int fd);

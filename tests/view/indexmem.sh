@@ -6,12 +6,19 @@
 # about one index (the one in use) plus the bound, not by all of them;
 # and every answer stays right once indexes were freed and are rebuilt —
 # names by another spelling, a name removed through the view (its
-# whiteout), a listing.  The view has no stats of its own: VmRSS from
+# whiteout), a listing.  Then the same with a name held by the kernel in
+# every directory (a descriptor open on it keeps its dentry and node): the
+# nodes must not keep their directories' indexes (they did before: the
+# growth was every index), and a held node must find its entry again in
+# its directory's rebuilt index — a rename of it, an append to a
+# fold-equal twin (which copies the group up), live and after a
+# remount.  The view has no stats of its own: VmRSS from
 # /proc, with the allocators told to give freed memory back at once (no
 # ASan quarantine; glibc maps every large block) so that it shows what
 # the daemon holds.
 . "$(dirname "$0")/lib.sh"
 dirs=${CF_INDEXMEM_DIRS:-5} per=${CF_INDEXMEM_PER:-20000}
+[ "$dirs" -ge 3 ] || fail "CF_INDEXMEM_DIRS: 3 at least (d02 holds the twins)"
 
 L=$T/low U=$T/upper W=$T/work
 mkdir -p "$L" "$U" "$W"
@@ -23,6 +30,9 @@ for d in range(dirs):
     os.mkdir(p)
     for i in range(per):
         os.close(os.open(os.path.join(p, "Name%06d" % i + "x" * 240), os.O_CREAT | os.O_WRONLY))
+for name, text in (("Twin", "upper-case"), ("twin", "lower-case")):
+    with open(os.path.join(low, "d02", name), "w") as f:
+        f.write(text + "\n")
 PY
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
 export MALLOC_MMAP_THRESHOLD_=131072
@@ -60,5 +70,43 @@ n=$(find "$M/d01" -mindepth 1 | wc -l)
 [ "$n" = "$per" ] || fail "d01 lists $n names, not $per"
 n=$(find "$M/d00" -mindepth 1 | wc -l)
 [ "$n" = $((per - 1)) ] || fail "d00 lists $n names, not $((per - 1))"
+
+# A name of every directory held by the kernel, and both twins of d02;
+# then a miss in each directory but d02, so that d02's index is freed.
+fds=()
+for d in $(seq 0 $((dirs - 1))); do
+	exec {fd}<"$M/d$(printf %02d "$d")/Name000001$big" || fail "open d$d/Name000001"
+	fds+=("$fd")
+done
+exec {upfd}<"$M/d02/Twin" {lowfd}<"$M/d02/twin" || fail "open the twins"
+fds+=("$upfd" "$lowfd")
+for d in $(seq 0 $((dirs - 1))); do
+	[ "$d" = 2 ] || [ ! -e "$M/d$(printf %02d "$d")/missing2" ] || fail "d$d/missing2 exists"
+done
+held=$(($(rss) - base))
+echo "+$held kB with names held in all $dirs directories"
+[ "$held" -le $((2 * one + 1024)) ] ||
+	fail "names held in $dirs directories grew the daemon by $held kB (one: $one kB):" \
+		"their nodes keep the indexes"
+# d02's index is rebuilt: each held node must be the one its name finds.
+mv "$M/d02/Name000001$big" "$M/d02/Moved" || fail "mv of a held name"
+echo moved >>"$M/d02/Moved" || fail "append to the held name moved"
+echo more >>"$M/d02/twin" || fail "append to a held twin"
+read -r got <&"$lowfd" && [ "$got" = lower-case ] || fail "the held twin reads '$got'"
+for fd in "${fds[@]}"; do exec {fd}<&-; done
+check_d02() { # WHEN
+	[ "$(cat "$M/d02/Moved")" = moved ] || fail "d02/Moved $1: $(cat "$M/d02/Moved")"
+	[ ! -e "$M/d02/Name000001$big" ] || fail "d02/Name000001 $1: still there"
+	[ "$(cat "$M/d02/Twin")" = upper-case ] || fail "d02/Twin $1: $(cat "$M/d02/Twin")"
+	[ "$(cat "$M/d02/twin")" = "$(printf 'lower-case\nmore')" ] ||
+		fail "d02/twin $1: $(cat "$M/d02/twin")"
+	n=$(find "$M/d02" -mindepth 1 | wc -l)
+	[ "$n" = $((per + 2)) ] || fail "d02 lists $n names $1, not $((per + 2))"
+}
+check_d02 live
 cfs_umount
-echo "overlay index_mem: $dirs directories of $per names, +$all kB for all, +$one kB for one"
+ovl_mount "lowerdir=$L,upperdir=$U,workdir=$W,index_mem=1" overlay
+check_d02 "after a remount"
+cfs_umount
+echo "overlay index_mem: $dirs directories of $per names, +$all kB for all, +$one kB for one," \
+	"+$held kB with a name held in each"
