@@ -5,6 +5,11 @@
 # bytes, even while a descriptor opened on the lower file before the
 # copy-up is still open; that one reads the copy from then on (overlayfs
 # would go on showing it the lower file; the view cannot, fs/README.md).
+# Then the race: a reader looping reads (each one asking the daemon: the
+# pages are dropped before it) through a descriptor opened before the
+# copy-up, while another thread's open copies the file up and rewrites it,
+# shorter or in place; afterwards every new open, and that descriptor,
+# must read the copy's bytes (CF_COPYUP_ROUNDS rounds).
 . "$(dirname "$0")/lib.sh"
 
 L=$T/low U=$T/upper W=$T/work
@@ -16,6 +21,9 @@ xset "$L/C" user.tag chmod
 printf 'old bytes\n' >"$L/r"
 printf 'old\n' >"$L/s"
 printf 'old bytes, longer than the new\n' >"$L/q"
+rounds=${CF_COPYUP_ROUNDS:-200}
+mkdir "$L/race"
+for i in $(seq "$rounds"); do head -c 65536 /dev/zero | tr '\0' o >"$L/race/f$i"; done
 opts="lowerdir=$L,upperdir=$U,workdir=$W"
 ovl_mount "$opts" overlay
 
@@ -57,6 +65,39 @@ got=$(cat <&3)
 [ "$got" = new ] || fail "the descriptor opened before the copy-up reads $got"
 [ "$(cat "$M/q")" = new ] || fail "a later open of q reads $(cat "$M/q")"
 exec 3<&-
+
+python3 - "$M/race" "$rounds" <<'PY' || fail "a read in flight during a copy-up left the lower bytes"
+import os, sys, threading, time
+race, rounds = sys.argv[1], int(sys.argv[2])
+for i in range(1, rounds + 1):
+    path = os.path.join(race, "f%d" % i)
+    fd = os.open(path, os.O_RDONLY)
+    assert os.pread(fd, 4, 0) == b"oooo", "round %d: the lower file" % i
+    stop = threading.Event()
+    def reader():
+        while not stop.is_set():
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.pread(fd, 65536, 0)
+    t = threading.Thread(target=reader)
+    t.start()
+    time.sleep(0.002 * (i % 5))
+    if i % 2:
+        want = b"new %d\n" % i
+        w = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    else:
+        want = b"N" * 65536
+        w = os.open(path, os.O_WRONLY)
+    os.write(w, want)
+    os.close(w)
+    time.sleep(0.002)
+    stop.set()
+    t.join()
+    for what, got in (("the old descriptor", os.pread(fd, 65536, 0)),
+                      ("a new open", open(path, "rb").read())):
+        if got != want:
+            sys.exit("round %d: %s reads %r..., not %r..." % (i, what, got[:8], want[:8]))
+    os.close(fd)
+PY
 cd / || fail cd
 cfs_umount
 ovl_mount "$opts" overlay
