@@ -340,24 +340,35 @@ static int copy_file_one(struct view *v, struct view_node *n)
 	return r;
 }
 
-/* Copies the non-directory n up: its parent first, then n and its twins. */
+/*
+ * Copies the non-directory n up: its parent first, then n and its twins.
+ * A rename (which copies n up itself) may move n between the read of its
+ * parent and the hold of that parent's change lock: then n's new parent
+ * is the one to look at.
+ */
 int upper_copy(struct view *v, struct view_node *n)
 {
 	struct view_node *p;
+	bool moved;
 	int r;
 
-	pthread_mutex_lock(&v->node_lock);
-	p = n->parent;
-	r = n->layer == 0 ? 1 : n->gone ? -ENOENT : 0;
-	pthread_mutex_unlock(&v->node_lock);
-	if (r != 0)
-		return r < 0 ? r : 0;
-	if ((r = upper_dir(v, p)) < 0 || (r = view_index(v, p)) < 0)
-		return r;
-	pthread_mutex_lock(&p->d->change);
-	r = n->gone ? -ENOENT : raise_group(v, n);
-	pthread_mutex_unlock(&p->d->change);
-	view_index_done(v, p);
+	do {
+		pthread_mutex_lock(&v->node_lock);
+		p = n->parent;
+		r = n->layer == 0 ? 1 : n->gone ? -ENOENT : 0;
+		pthread_mutex_unlock(&v->node_lock);
+		if (r != 0)
+			return r < 0 ? r : 0;
+		if ((r = upper_dir(v, p)) < 0 || (r = view_index(v, p)) < 0)
+			return r;
+		pthread_mutex_lock(&p->d->change);
+		pthread_mutex_lock(&v->node_lock);
+		moved = n->parent != p;
+		pthread_mutex_unlock(&v->node_lock);
+		r = moved ? 0 : n->gone ? -ENOENT : raise_group(v, n);
+		pthread_mutex_unlock(&p->d->change);
+		view_index_done(v, p);
+	} while (moved);
 	return r;
 }
 

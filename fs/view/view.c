@@ -478,6 +478,16 @@ static void reattach(struct view *v, struct view_node *dir, struct merge *m)
 	}
 }
 
+/* Holds dir's index for a request if it has one (node lock). */
+static bool hold(struct view_node *dir)
+{
+	if (!dir->d->index)
+		return false;
+	dir->d->busy++;
+	dir->d->used = true;
+	return true;
+}
+
 /*
  * Builds dir's merged index if it has none yet (change lock not held) and
  * keeps it for the caller, who calls view_index_done once it no longer
@@ -492,30 +502,23 @@ int view_index(struct view *v, struct view_node *dir)
 	if (!dir->d)
 		return -ENOTDIR;
 	pthread_mutex_lock(&v->node_lock);
-	have = dir->d->index != NULL;
-	if (have) {
-		dir->d->busy++;
-		dir->d->used = true;
-	}
+	have = hold(dir);
 	pthread_mutex_unlock(&v->node_lock);
 	if (have)
 		return 0;
 	pthread_mutex_lock(&dir->d->change);
+	/* Built meanwhile?  Held in the same hold of the node lock that saw
+	 * it: once that lock is let go, another build's trim may free it. */
 	pthread_mutex_lock(&v->node_lock);
-	have = dir->d->index != NULL;
+	have = hold(dir);
 	pthread_mutex_unlock(&v->node_lock);
-	if (!have)
-		r = build(v, dir, &m);
-	if (r == 0) {
+	if (!have && (r = build(v, dir, &m)) == 0) {
 		pthread_mutex_lock(&v->node_lock);
-		dir->d->busy++;
-		dir->d->used = true;
-		if (m) {
-			reattach(v, dir, m);
-			dir->d->index = m;
-			ring_add(v, dir);
-			trim(v);
-		}
+		reattach(v, dir, m);
+		dir->d->index = m;
+		hold(dir);
+		ring_add(v, dir);
+		trim(v);
 		pthread_mutex_unlock(&v->node_lock);
 	}
 	pthread_mutex_unlock(&dir->d->change);
