@@ -189,15 +189,20 @@ regen-check: $(O)/mktables
 # sudo for an ordinary user); where it cannot be, the tests needing it skip.
 TEST_DEPS = scripts/install-deps --tests || \
 	echo "make: could not install the test dependencies; the tests needing them will skip" >&2
+# Their builds use every CPU (CHECK_JOBS, default all) unless make was given
+# -j itself, each command's output printed whole (-Otarget); tests/run then
+# runs the tests in lanes (its header says which run alone, and why).
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+CHECK_MAKE = $(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) -Otarget
 check:
 	$(TEST_DEPS)
-	$(MAKE) O=$(O)/clang CC=clang CC_FOR_BUILD=clang WERROR=-Werror all
-	$(MAKE) O=$(O)/san SAN=1 WERROR=-Werror all tests
-	$(MAKE) O=$(O)/san WERROR=-Werror fuzz-targets
+	$(CHECK_MAKE) O=$(O)/clang CC=clang CC_FOR_BUILD=clang WERROR=-Werror all
+	$(CHECK_MAKE) O=$(O)/san SAN=1 WERROR=-Werror all tests
+	$(CHECK_MAKE) O=$(O)/san WERROR=-Werror fuzz-targets
 	tests/run $(O)/san
 check-quick:
 	$(TEST_DEPS)
-	$(MAKE) O=$(O)/san SAN=1 WERROR=-Werror all tests
+	$(CHECK_MAKE) O=$(O)/san SAN=1 WERROR=-Werror all tests
 	tests/run --quick $(O)/san
 
 # libFuzzer targets: clang, ASan+UBSan, the library compiled in; in $(O)/fuzz.

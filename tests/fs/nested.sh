@@ -15,6 +15,7 @@
 # Then again against uid 65534's own daemon with allow_other (user_allow_other
 # in a private /etc/fuse.conf, bound over the host's in a private mount
 # namespace, as userperms.sh does), attacked by uid 4242.
+# tests/run: alone (its p99 and 2 s bounds would measure other tests' load)
 set -u
 CF_NEEDS_ROOT="root mounts never-answering FUSE filesystems as uid 65534 (user_id=65534) inside root's and uid 65534's trees"
 . "$(dirname "$0")/attack.sh"

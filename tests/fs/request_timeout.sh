@@ -5,6 +5,7 @@
 # requests every 15 s, so the error comes within the timeout plus 15 s
 # (plus a second of slack); without the option the default, 600 s, is
 # what INIT settled.
+# tests/run: alone (the error must come between the timeout and 16 s after it)
 . "$(dirname "$0")/lib.sh"
 
 stats() { getfattr --only-values -n "${CFS_XATTRS}stats" "$M" 2>/dev/null; }

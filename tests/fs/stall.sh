@@ -16,6 +16,7 @@
 # Then again against uid 65534's own daemon with allow_other (user_allow_other
 # in a private /etc/fuse.conf, bound over the host's in a private mount
 # namespace, as userperms.sh does), attacked by uid 4242.
+# tests/run: alone (its p99 and 2 s bounds would measure other tests' load)
 set -u
 CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
 . "$(dirname "$0")/attack.sh"

@@ -11,6 +11,7 @@
 # answer.  Two SIGTERMs, each 3 s into a fresh attack, must each end the
 # daemon within 20 s (it took 2-3 s on a quiet 2-core machine); root's
 # daemon (fanotify), then a user's (inotify), each attacked by another user.
+# tests/run: alone (each SIGTERM must end the daemon within 20 s, under an attack of its own)
 set -u
 CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
 . "$(dirname "$0")/attack.sh"

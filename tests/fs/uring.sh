@@ -12,6 +12,7 @@
 # wait on a stopped daemon and while it answers; a clean unmount (exit
 # status 0, sanitizers included); without -o uring (the default), and with
 # enable_uring unset, requests stay on read(2).
+# tests/run: alone (enable_uring is the whole machine's: other mounts follow it)
 CF_NEEDS_ROOT="only root may set /sys/module/fuse/parameters/enable_uring"
 . "$(dirname "$0")/lib.sh"
 

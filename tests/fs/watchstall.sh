@@ -13,6 +13,7 @@
 # chmod 600); each must show through the mount within 2 s (the bound is
 # 20 ms; the rest is margin for a loaded machine).  Root's daemon
 # (fanotify), then a user's (inotify), each attacked by another user.
+# tests/run: alone (its p99 and 2 s bounds would measure other tests' load)
 set -u
 CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
 . "$(dirname "$0")/attack.sh"

@@ -13,6 +13,7 @@
 # It installs into the real system, so it runs only as root, only where
 # none of the four packages is installed already; it runs in a private
 # mount namespace, so its mounts never reach the host.
+# tests/run: alone (installs and purges packages: dpkg is the whole machine's)
 CF_NEEDS_ROOT="installs packages with dpkg"
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: $CF_NEEDS_ROOT"

@@ -6,6 +6,7 @@
 # build under test was made with the default PREFIX, installed first with
 # it, then with PREFIX=/usr — every installed file must name the PREFIX
 # given to make install, never the other — then with the default again.
+# tests/run: alone (runs make install on the build under test, which rewrites its path files)
 . "$(dirname "$0")/lib.sh"
 command -v pkg-config >/dev/null || skip "no pkg-config"
 command -v groff >/dev/null && command -v man >/dev/null || skip "no groff or man"

@@ -7,6 +7,7 @@
 # Runs in a private mount namespace: the DESTDIR's bin is bound on
 # /usr/local/bin and a /dev with our own /dev/log socket on /dev, so
 # nothing of the host is touched.
+# tests/run: alone (runs make install on the build under test)
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: mount -t and fstab mounts, its build bound over /usr/local/bin"
 cf_may_mount

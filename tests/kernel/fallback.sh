@@ -6,6 +6,7 @@
 # works.  Each run must end with the script's own output and status, well
 # before the VM timeout, and say which accelerator ran it; the fake records
 # that KVM was tried first.
+# tests/run: alone (a TCG VM must boot within the 10 s KVM probe)
 . "$(dirname "$0")/../lib.sh"
 runner=$CF_ROOT/tests/kernel/run-in-vm
 real=$(command -v qemu-system-x86_64) || skip "no qemu-system-x86_64"
