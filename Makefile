@@ -190,10 +190,11 @@ regen-check: $(O)/mktables
 TEST_DEPS = scripts/install-deps --tests || \
 	echo "make: could not install the test dependencies; the tests needing them will skip" >&2
 # Their builds use every CPU (CHECK_JOBS, default all) unless make was given
-# -j itself, each command's output printed whole (-Otarget); tests/run then
-# runs the tests in lanes (its header says which run alone, and why).
+# -j itself, each command's output printed whole (-Otarget, without the
+# sub-make's directory lines around each); tests/run then runs the tests in
+# lanes (its header says which run alone, and why).
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
-CHECK_MAKE = $(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) -Otarget
+CHECK_MAKE = $(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) -Otarget --no-print-directory
 check:
 	$(TEST_DEPS)
 	$(CHECK_MAKE) O=$(O)/clang CC=clang CC_FOR_BUILD=clang WERROR=-Werror all

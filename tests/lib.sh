@@ -124,16 +124,23 @@ fuse_bind() {
 # re-runs in a private mount namespace where a mode 0666 /dev/fuse is bound
 # over the host's (fuse_bind), which keeps its mode.  Where there is no
 # unshare, the mode is changed and put back at exit.  As an ordinary user
-# it skips unless /dev/fuse is usable already.
+# it skips unless /dev/fuse is usable already.  Root binds a node of the
+# test's own even where the host's is usable now: the host's mode is
+# anyone's to change while the test runs (bench/prelude.sh makes it 0666 and
+# puts 0600 back), and a test that trusted it lost its /dev/fuse midway.
+CF_FUSE_FOR_USERS=
 fuse_for_users() {
 	cf_may_mount
-	fuse_usable_by_all && return 0
-	[ "$(id -u)" = 0 ] ||
+	[ -z "$CF_FUSE_FOR_USERS" ] || return 0
+	if [ "$(id -u)" != 0 ]; then
+		fuse_usable_by_all && return 0
 		skip "/dev/fuse (mode $(fuse_mode)) is not usable by users, and only root can change that"
+	fi
+	CF_FUSE_FOR_USERS=1
 	if command -v unshare >/dev/null; then
 		cf_private_ns "$@"
 		fuse_bind 0666
-	else
+	elif ! fuse_usable_by_all; then
 		at_exit "chmod $(fuse_mode) /dev/fuse"
 		chmod 0666 /dev/fuse || fail "cannot make /dev/fuse usable by users"
 	fi
