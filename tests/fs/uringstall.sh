@@ -11,6 +11,7 @@
 # (With one entry a queue, stall.sh failed so: a stat waited 16.4 s.)  The
 # suite sets enable_uring, and its EXIT step puts the previous value back
 # whatever happens.
+# tests/run: alone (its suites' p99 bounds, and enable_uring is the whole machine's)
 CF_NEEDS_ROOT="only root may set /sys/module/fuse/parameters/enable_uring"
 . "$(dirname "$0")/lib.sh"
 
