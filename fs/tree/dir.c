@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -300,20 +299,7 @@ static int entry_stat(const struct cfs *fs, int dfd, const char *name, struct st
 		return -EACCES;
 	if (fs->flush_writers)
 		return fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-	memset(st, 0, sizeof(*st));
-	st->st_dev = makedev(x.stx_dev_major, x.stx_dev_minor);
-	st->st_ino = x.stx_ino;
-	st->st_mode = x.stx_mode;
-	st->st_nlink = x.stx_nlink;
-	st->st_uid = x.stx_uid;
-	st->st_gid = x.stx_gid;
-	st->st_rdev = makedev(x.stx_rdev_major, x.stx_rdev_minor);
-	st->st_size = (off_t)x.stx_size;
-	st->st_blksize = x.stx_blksize;
-	st->st_blocks = (blkcnt_t)x.stx_blocks;
-	st->st_atim = (struct timespec){ x.stx_atime.tv_sec, x.stx_atime.tv_nsec };
-	st->st_mtim = (struct timespec){ x.stx_mtime.tv_sec, x.stx_mtime.tv_nsec };
-	st->st_ctim = (struct timespec){ x.stx_ctime.tv_sec, x.stx_ctime.tv_nsec };
+	stat_from_statx(&x, st);
 	return 0;
 }
 

@@ -7,10 +7,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -57,22 +60,31 @@ static int open_handle(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 }
 
 /*
+ * Whether fd, just opened by in's path locator, is on in's object.
+ * Identity only, which no cache gets wrong: nothing is asked of a
+ * filesystem mounted on the name since (it might never answer).
+ */
+static bool same_object(int fd, const struct cfs_inode *in)
+{
+	struct statx x;
+
+	return statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &x) == 0 &&
+	       makedev(x.stx_dev_major, x.stx_dev_minor) == in->dev && x.stx_ino == in->ino &&
+	       (x.stx_mode & S_IFMT) == in->type;
+}
+
+/*
  * Opens the entry name of the directory pfd and checks that it is still
  * in's object: an O_PATH descriptor, or -ESTALE when the object is gone or
  * the name now leads to another one.
  */
 static int reopen_at(int pfd, const char *name, const struct cfs_inode *in)
 {
-	struct statx x;
 	int fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? -ESTALE : -errno;
-	/* Identity only, which no cache gets wrong: nothing is asked of a
-	 * filesystem mounted on the name since (it might never answer). */
-	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &x) < 0 ||
-	    makedev(x.stx_dev_major, x.stx_dev_minor) != in->dev || x.stx_ino != in->ino ||
-	    (x.stx_mode & S_IFMT) != in->type) {
+	if (!same_object(fd, in)) {
 		close(fd);
 		return -ESTALE;
 	}
@@ -205,6 +217,139 @@ int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in)
 	return fd;
 }
 
+/*
+ * For a node with a path locator and no cached descriptor: its parent,
+ * pinned, its descriptor in *pfd and the node's name there in name; NULL
+ * when in has no such locator, has a descriptor now, or its parent cannot
+ * be reached.  inode_unpin(nt, parent, *pfd) ends the pin.
+ */
+static struct cfs_inode *locator_parent(struct cfs_nodes *nt, struct cfs_inode *in,
+					char name[static NAME_MAX + 1], int *pfd)
+{
+	struct cfs_inode *parent = NULL;
+
+	pthread_mutex_lock(&nt->lock);
+	if (in->fde.fd < 0 && in->parent && strlen(in->name) <= NAME_MAX) {
+		parent = in->parent;
+		strcpy(name, in->name);
+		parent->fde.pins++;  /* alive until we are done, whatever renames do */
+	}
+	pthread_mutex_unlock(&nt->lock);
+	if (!parent)
+		return NULL;
+	*pfd = fd_of_pinned(nt, parent);
+	if (*pfd < 0) {
+		inode_put(nt, parent);
+		return NULL;
+	}
+	return parent;
+}
+
+/*
+ * Whether open_by_name may try the open with flags: a daemon that may open
+ * no more than its user could (nt->open_by_name), the lease rule's
+ * non-blocking first try (leases.h), no truncation, and an object that
+ * the kernel opens through us (a regular file or a directory).
+ */
+static bool by_name(const struct cfs_nodes *nt, const struct cfs_inode *in, int flags)
+{
+	return nt->open_by_name && (flags & O_NONBLOCK) && !(flags & O_TRUNC) &&
+	       (S_ISREG(in->type) || S_ISDIR(in->type));
+}
+
+/*
+ * open_once for a node with a path locator and no cached descriptor: the
+ * entry is opened under its parent directly, with flags, and kept only if
+ * it is in's object.  One open and one statx, where a reopen into the
+ * descriptor cache costs an O_PATH open, a statx, the open through /proc
+ * and the close of the descriptor it evicts — and the open that follows
+ * its lookup is the only use most nodes get.  True with *fd set (the
+ * descriptor, or -ESTALE: the name leads to another object now); false if
+ * the caller is to go the O_PATH way, which answers every failure here
+ * exactly as it did before (a name gone: ESTALE; the object's own EACCES;
+ * a lease conflict).
+ *
+ * Why opening by name before the identity is known keeps the threat
+ * model (fs/README.md): what the kernel resolves is one component beneath
+ * the parent (RESOLVE_BENEATH), never a symbolic link (O_NOFOLLOW,
+ * RESOLVE_NO_SYMLINKS) and never a mount point (RESOLVE_NO_XDEV: EXDEV,
+ * and the O_PATH way, whose open asks the mounted filesystem nothing) —
+ * so no FUSE filesystem another user mounted on the name is entered; the
+ * open cannot wait (O_NONBLOCK: a FIFO or a lease conflict fails or
+ * succeeds at once; only the lease rule's blocking retry waits, and that
+ * goes the O_PATH way); it changes nothing of what it opens (O_TRUNC goes
+ * the O_PATH way; OPEN never carries O_CREAT); and it cannot take a
+ * controlling terminal (O_NOCTTY).  What an object swapped under the name
+ * between the kernel's lookup and this open can still see is one open
+ * and close (a lease on it starts to break; a watcher sees the open) by
+ * a daemon holding no privilege beyond its user's: root's daemon, which
+ * could open any device, keeps the O_PATH way.  A device node reaches a
+ * backing directory only by mknod (CAP_MKNOD) or by a link or rename of
+ * one on the same filesystem, which its owner (fs.protected_hardlinks) or
+ * a writer of its directory, who can already replace it, may make.
+ */
+static bool open_by_name(struct cfs_nodes *nt, struct cfs_inode *in, int flags, int *fd)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV,
+	};
+	struct cfs_inode *parent;
+	char name[NAME_MAX + 1];
+	int pfd;
+	long r;
+
+	parent = locator_parent(nt, in, name, &pfd);
+	if (!parent)
+		return false;
+	do
+		r = syscall(SYS_openat2, pfd, name, &how, sizeof(how));
+	while (r < 0 && inode_shed(nt, errno));
+	inode_unpin(nt, parent, pfd);
+	if (r < 0)
+		return false;
+	*fd = (int)r;
+	if (!same_object(*fd, in)) {
+		close(*fd);
+		*fd = -ESTALE;
+	}
+	return true;
+}
+
+/*
+ * in's attributes without a descriptor, where it has none cached and a
+ * path locator: one statx of the name, which carries the identity (dev,
+ * ino, type) in the same answer, so no swap between two calls can give
+ * another object's attributes — where pinning would reopen an O_PATH
+ * descriptor, check it, cache it (closing the one it evicts) and fstat
+ * it.  AT_STATX_DONT_SYNC asks nothing of a filesystem mounted on the
+ * name, whose root goes the pinning way, and gives current attributes on
+ * a local backing filesystem only (nt->local; entry_stat in dir.c).  True
+ * with *err 0 and st filled, or -ESTALE (the name leads to another
+ * object); false: the caller pins the node instead.
+ */
+bool inode_stat_unpinned(struct cfs_nodes *nt, struct cfs_inode *in, struct stat *st, int *err)
+{
+	struct cfs_inode *parent;
+	char name[NAME_MAX + 1];
+	struct statx x;
+	int pfd, r;
+
+	if (!nt->local || in->dev != nt->root->dev)
+		return false;
+	parent = locator_parent(nt, in, name, &pfd);
+	if (!parent)
+		return false;
+	r = statx(pfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &x);
+	inode_unpin(nt, parent, pfd);
+	if (r < 0 || (x.stx_attributes_mask & x.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return false;
+	stat_from_statx(&x, st);
+	*err = st->st_dev == in->dev && st->st_ino == in->ino &&
+	       (st->st_mode & S_IFMT) == in->type ? 0 : -ESTALE;
+	return true;
+}
+
 /* inode_open, once, with flags as given. */
 static int open_once(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 {
@@ -217,6 +362,8 @@ static int open_once(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 	pthread_mutex_unlock(&nt->lock);
 	if (in->handle_len && !cached)
 		return open_handle(nt, in, flags);
+	if (!cached && by_name(nt, in, flags) && open_by_name(nt, in, flags, &fd))
+		return fd;
 	pfd = inode_pin(nt, in);
 	if (pfd < 0)
 		return pfd;
@@ -247,10 +394,12 @@ static bool nonblock_inert(const struct cfs_nodes *nt, const struct cfs_inode *i
 /*
  * A new descriptor, opened with flags (never O_PATH), on in's object: by
  * its file handle when no descriptor of it is cached (one call and one
- * descriptor, where a reopen into the cache would cost two of each), else
- * through /proc/self/fd/N, which names exactly the object the pinned
- * descriptor holds, never a path that could have been swapped.  A lease
- * conflict waits only within the bound of leases.h.  Returns it or -errno.
+ * descriptor, where a reopen into the cache would cost two of each), or
+ * for an ordinary user's daemon by its path locator's name, checked
+ * (open_by_name, the same saving); else through /proc/self/fd/N, which
+ * names exactly the object the pinned descriptor holds, never a path that
+ * could have been swapped.  A lease conflict waits only within the bound
+ * of leases.h.  Returns it or -errno.
  */
 int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 {

@@ -225,6 +225,7 @@ static int setup_fs(struct cfs *fs, const struct tree_args *a, int rootfd)
 	}
 	fs->nodes.keep_max = a->nfs_nodes;
 	fs->nodes.local = !fs->flush_writers;
+	fs->nodes.open_by_name = !caps_have(CAP_DAC_OVERRIDE);
 	return setup_cache(fs, a, rootfd);
 }
 

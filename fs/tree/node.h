@@ -134,6 +134,9 @@ struct cfs_nodes {
 				       nodes too (files open without OPEN) */
 	bool local;                 /* the root's filesystem is a local one
 				       (inode_open keeps O_NONBLOCK there) */
+	bool open_by_name;          /* the daemon may open no more than its
+				       user could: a path locator's object
+				       is opened by name (locator.c) */
 };
 
 

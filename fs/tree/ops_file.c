@@ -114,11 +114,21 @@ static void reply_attr_fd(fk_req_t req, struct cfs_inode *in, int fd)
 		fk_reply_attr(req, &st, dcache_ttl(cfs_of(req), in));
 }
 
+/* Attributes of in: by its name where it has no descriptor cached (locator.c). */
 static void reply_attr(fk_req_t req, struct cfs_inode *in)
 {
 	struct cfs *fs = cfs_of(req);
-	int fd = inode_pin(&fs->nodes, in);
+	struct stat st;
+	int fd, err;
 
+	if (inode_stat_unpinned(&fs->nodes, in, &st, &err)) {
+		if (err < 0)
+			fk_reply_err(req, -err);
+		else
+			fk_reply_attr(req, &st, dcache_ttl(fs, in));
+		return;
+	}
+	fd = inode_pin(&fs->nodes, in);
 	if (fd < 0) {
 		fk_reply_err(req, -fd);
 		return;

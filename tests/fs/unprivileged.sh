@@ -29,7 +29,8 @@ fi
 # open: its inode number cannot come back), and those that stage two users
 # or need root's powers themselves (deep, export, heldfds, logflood,
 # nested, stall, stopstall, trustedlist, watchstall, watchlimit, userperms,
-# view/create, view/stall).  Not here though a user can run them:
+# view/create, view/stall), and openbyname, which runs uid 65534's daemon
+# itself.  Not here though a user can run them:
 # scale and convert/crash (long; stress_model, kill_stress and
 # convert/basic cover the same ground as a user), differential (a VM;
 # clientopts runs it with a user's mount options).  The rest of the suites
