@@ -204,3 +204,14 @@ names() { (cd "$1" && LC_ALL=C ls -A); }
 casefolded() {
 	mkdir "$1" && chattr +F "$1" || fail "chattr +F $1"
 }
+
+# uring_enable (root): sets the fuse module's enable_uring, which the whole
+# machine shares, for this test; its EXIT step puts the previous value back
+# whatever happens.  Skips where the kernel has no FUSE over io_uring.
+uring_enable() {
+	local p=/sys/module/fuse/parameters/enable_uring old
+	[ -e "$p" ] || skip "$p is absent: the kernel has no FUSE over io_uring (Linux < 6.14)"
+	old=$(cat "$p") || fail "reading $p"
+	at_exit "echo '$old' >'$p'"
+	echo Y >"$p" || fail "setting $p"
+}

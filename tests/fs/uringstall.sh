@@ -16,10 +16,7 @@ CF_NEEDS_ROOT="only root may set /sys/module/fuse/parameters/enable_uring"
 . "$(dirname "$0")/lib.sh"
 
 P=/sys/module/fuse/parameters/enable_uring
-[ -e "$P" ] || skip "$P is absent: the kernel has no FUSE over io_uring (Linux < 6.14)"
-old=$(cat "$P") || fail "reading $P"
-at_exit "echo '$old' >'$P'"
-echo Y >"$P" || fail "setting $P"
+uring_enable
 
 cfs_mount -o uring
 stats=$(getfattr --only-values -n "${CFS_XATTRS}stats" "$M" 2>/dev/null)
