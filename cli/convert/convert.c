@@ -39,6 +39,21 @@ static void make_names(struct names *n, const char *base)
 static const char invalid_name[] = "\xff";
 
 /*
+ * Removes the probe directory, and the invalid name a probe killed in its
+ * middle may have left in it (then the directory is not empty).
+ */
+static void remove_probe(int top, const char *name)
+{
+	int fd = cli_open_dir(top, name, 0);
+
+	if (fd >= 0) {
+		unlinkat(fd, invalid_name, AT_REMOVEDIR);
+		close(fd);
+	}
+	unlinkat(top, name, AT_REMOVEDIR);
+}
+
+/*
  * Can a directory beside ours be casefolded, and does the filesystem then
  * refuse invalid names?  Returns 1 strict, 0 not, or -errno.
  */
@@ -46,8 +61,7 @@ static int probe(int top, const char *name)
 {
 	int fd, err, strict;
 
-	/* A leftover of an interrupted probe. */
-	unlinkat(top, name, AT_REMOVEDIR);
+	remove_probe(top, name);  /* a leftover of an interrupted run */
 	if (mkdirat(top, name, 0700) < 0)
 		return -errno;
 	fd = cli_open_dir(top, name, 0);

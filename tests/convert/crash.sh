@@ -85,5 +85,15 @@ for delay in 0.05 0.2 0.4 0.6; do
 	snapshot "$M/$c" >"$T/got"
 	diff "$T/want" "$T/got" >&2 || fail "after kill -9 at ${delay}s the tree differs"
 done
+
+# A kill between the probe's two mkdirs leaves the probe directory with the
+# invalid name inside (a kill -9 at 0.05 s once did): the rerun clears it.
+cp -a "$T/orig" "$B/probed"
+mkdir "$M/.probed.casefold-probe" && chattr +F "$M/.probed.casefold-probe" &&
+	mkdir "$M/.probed.casefold-probe/$(printf '\xff')" || fail "setup: a leftover probe"
+"$CF" convert "$M/probed" >"$T/out" 2>&1 || fail "run after a killed probe: $(cat "$T/out")"
+[ ! -e "$M/.probed.casefold-probe" ] || fail "the leftover probe is still there"
+snapshot "$M/probed" >"$T/got"
+diff "$T/want" "$T/got" >&2 || fail "after a killed probe the tree differs"
 cfs_umount
-echo "crash: ok ($points of $steps crash points, $kills real kills)"
+echo "crash: ok ($points of $steps crash points, $kills real kills, a leftover probe)"
