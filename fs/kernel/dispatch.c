@@ -419,7 +419,7 @@ static void log_request(const struct fuse_in_header *ih)
 }
 
 void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, char *scratch,
-		 size_t scratch_size, struct fk_pipe *pipe, struct fk_ring_ent *ring)
+		 size_t scratch_size, struct fk_ring_ent *ring)
 {
 	const struct fuse_in_header *ih = (const void *)buf;
 	const struct fk_ops *ops = se->ops;
@@ -434,7 +434,7 @@ void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, char *scr
 		.se = se, .fd = fd, .unique = ih->unique, .nodeid = ih->nodeid,
 		.opcode = ih->opcode,
 		.ctx = { .uid = ih->uid, .gid = ih->gid, .pid = (pid_t)ih->pid },
-		.scratch = scratch, .scratch_size = scratch_size, .pipe = pipe, .ring = ring,
+		.scratch = scratch, .scratch_size = scratch_size, .ring = ring,
 	};
 	a = (struct args){ buf + sizeof(*ih), len - sizeof(*ih) };
 	switch (ih->opcode) {

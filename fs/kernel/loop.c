@@ -34,7 +34,6 @@ struct fk_worker {
 	int fd;
 	bool own_fd;               /* a clone, closed with the worker */
 	char *buf;
-	struct fk_pipe pipe;       /* READ replies' splice (reply.c) */
 	pthread_t thread;
 	struct fk_worker *next;
 };
@@ -74,7 +73,7 @@ static void *work(void *arg)
 			spawn(se);
 		if (n > 0) {
 			fk_dispatch(se, w->fd, w->buf, (size_t)n, w->buf, se->bufsize,
-				    &w->pipe, NULL);
+				    NULL);
 			continue;
 		}
 		/* EINTR, EAGAIN: nothing; ENOENT: interrupted before we read it. */
@@ -99,7 +98,6 @@ static void spawn(struct fk_session *se)
 	if (!w)
 		goto out;
 	w->se = se;
-	w->pipe = (struct fk_pipe){ { -1, -1 }, 0, SIZE_MAX };
 	w->buf = malloc(se->bufsize);
 	w->fd = se->nworkers == 0 ? se->fd : worker_fd(se, &w->own_fd);
 	if (!w->buf || pthread_create(&w->thread, NULL, work, w) != 0) {
@@ -174,10 +172,6 @@ static void stop_workers(struct fk_session *se)
 		pthread_join(w->thread, NULL);
 		if (w->own_fd)
 			close(w->fd);
-		if (w->pipe.fd[0] >= 0) {
-			close(w->pipe.fd[0]);
-			close(w->pipe.fd[1]);
-		}
 		free(w->buf);
 		free(w);
 		w = next;

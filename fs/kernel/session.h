@@ -76,13 +76,6 @@ struct fk_session {
 	atomic_ulong backing_opened, backing_refused;
 };
 
-/* A worker's pipe for READ replies spliced from the backing file (reply.c). */
-struct fk_pipe {
-	int fd[2];                 /* -1: none (yet) */
-	size_t size;               /* its capacity */
-	size_t limit;              /* the largest it may grow to, as far as known */
-};
-
 /* An io_uring entry (uring.c): where the kernel writes a request and reads its answer. */
 struct fk_ring_ent {
 	struct fk_uring_req_header head;
@@ -102,7 +95,6 @@ struct fk_req {
 	char *scratch;             /* for READ's data: the worker's buffer, free once
 				      decoded, or the io_uring entry's payload */
 	size_t scratch_size;
-	struct fk_pipe *pipe;      /* the worker's, or NULL */
 	struct fk_ring_ent *ring;  /* came by io_uring: answered in its entry (uring.c) */
 };
 
@@ -124,7 +116,7 @@ void fk_session_end(struct fk_session *se);
  * go, free once the request is decoded).
  */
 void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, char *scratch,
-		 size_t scratch_size, struct fk_pipe *pipe, struct fk_ring_ent *ring);
+		 size_t scratch_size, struct fk_ring_ent *ring);
 
 /* reply.c */
 int fk_send(int fd, uint64_t unique, int error, const struct iovec *iov, int count);

@@ -257,7 +257,7 @@ static bool serve(struct fk_server *s)
 		memcpy(s->buf + sizeof(ih), e->head.op_in, oplen);
 		memcpy(s->buf + sizeof(ih) + oplen, e->payload, payload);
 		atomic_fetch_add(&s->se->uring->served, 1);
-		fk_dispatch(s->se, s->se->fd, s->buf, ih.len, e->payload, e->payload_size, NULL, e);
+		fk_dispatch(s->se, s->se->fd, s->buf, ih.len, e->payload, e->payload_size, e);
 	}
 	/* Every request the kernel sends this way waits for an answer. */
 	if (!e->replied) {

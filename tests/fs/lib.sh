@@ -51,7 +51,20 @@ cfs_cleanup() {
 	if mounted; then
 		fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"
 	fi
-	[ -z "$CFS_PID" ] || kill "$CFS_PID" 2>/dev/null
+	# A daemon that SIGTERM does not end within 5 s is stuck: its
+	# threads' stacks, then SIGKILL (a test must not leave it behind).
+	local i
+	if [ -n "$CFS_PID" ] && kill "$CFS_PID" 2>/dev/null; then
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$CFS_PID" 2>/dev/null || break
+			sleep 0.05
+		done
+	fi
+	if [ -n "$CFS_PID" ] && kill -0 "$CFS_PID" 2>/dev/null; then
+		daemon_stacks >&2
+		kill -9 "$CFS_PID"
+		echo "casefoldfs $CFS_PID did not end at SIGTERM within 5 s" >&2
+	fi
 	rm -rf "$T"
 }
 at_exit cfs_cleanup
@@ -130,6 +143,54 @@ cfs_umount() {
 		cat "$T/daemon.log" >&2
 		fail "daemon exited with status $rc"
 	fi
+}
+
+# daemon_stacks: where each of the daemon's threads waits (its system call,
+# and its kernel stack where this user may read it), for a step that hung.
+daemon_stacks() {
+	local t
+	echo "casefoldfs $CFS_PID, thread by thread:"
+	for t in /proc/"$CFS_PID"/task/*; do
+		echo "  $(cat "$t/comm" 2>/dev/null) ${t##*/}: wchan $(cat "$t/wchan" 2>/dev/null)," \
+			"syscall $(cut -d' ' -f1-3 "$t/syscall" 2>/dev/null)"
+		sed 's/^/      /' "$t/stack" 2>/dev/null
+	done
+}
+
+# abort_mount: ends $M's connection to the kernel as a hung daemon's is
+# ended, so that callers waiting on it return (ENOTCONN): through fusectl
+# as root, else by killing the daemon (its /dev/fuse closes).
+abort_mount() {
+	local dev conn=/sys/fs/fuse/connections
+	dev=$(mountpoint -d "$M" 2>/dev/null)
+	if [ -n "$dev" ] && [ "$(id -u)" = 0 ]; then
+		[ -d "$conn/${dev#*:}" ] || mount -t fusectl fusectl "$conn" 2>/dev/null
+		conn=$conn/$(( (${dev%:*} << 20) | ${dev#*:} ))/abort
+		[ -w "$conn" ] && echo 1 >"$conn" && return 0
+	fi
+	[ -z "$CFS_PID" ] || kill -9 "$CFS_PID" 2>/dev/null
+}
+
+# bounded SECONDS WHAT CMD...: runs CMD, which must end within SECONDS; a
+# step that does not has hung in the daemon: its stacks are printed, the
+# connection aborted (the callers, in D state, return) and the test fails.
+# CMD's status is returned.
+bounded() {
+	local secs=$1 what=$2 pid i
+	shift 2
+	"$@" &
+	pid=$!
+	for ((i = 0; i < secs * 20; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		daemon_stacks >&2
+		abort_mount
+		wait "$pid"
+		fail "$what: no answer in $secs s (the mount's connection was aborted)"
+	fi
+	wait "$pid"
 }
 
 # kill_callers ROUNDS: in $M/ci (a casefolded directory holding Big.bin),

@@ -8,7 +8,8 @@
 # by the rings; a few hundred files created, written, read, listed, renamed
 # and removed in a casefolded directory, contents compared with the backing
 # tree and a lookup in another case; a 5 MB write and reads served by the
-# daemon (-o nopassthrough); callers killed while their requests
+# daemon (-o nopassthrough), and reads of every size around the read path's
+# boundaries (readsizes.py); callers killed while their requests
 # wait on a stopped daemon and while it answers; a clean unmount (exit
 # status 0, sanitizers included); without -o uring (the default), and with
 # enable_uring unset, requests stay on read(2).
@@ -106,6 +107,19 @@ cmp -s -i 4321000:4321000 -n 7000 "$T/data" "$M/ci/data.bin" ||
 # 5 MB in READs of 1 MiB at most, beside two lookups and an open.
 [ "$(field uring_served)" -ge $((before + 8)) ] ||
 	fail "the reads did not come by the rings: $before before, $(stats)"
+# Every size around the read path's boundaries (readsizes.py), written
+# through the rings and behind the mount, read back after a remount.
+mkdir "$M/ci/sizes" "$B/behind" || fail "mkdir"
+bounded 120 "io_uring: writing every size" "$CF_ROOT/tests/fs/readsizes.py" write "$M/ci/sizes" ||
+	fail "io_uring: writing every size"
+"$CF_ROOT/tests/fs/readsizes.py" write "$B/behind" || fail "writing behind the mount"
+cfs_umount
+cfs_mount -o uring,nopassthrough
+for d in ci/sizes behind; do
+	bounded 120 "io_uring: reading $d" "$CF_ROOT/tests/fs/readsizes.py" check "$M/$d" ||
+		fail "io_uring: reads of $d"
+done
+rm -rf "$M/ci/sizes" "$M/behind"
 cfs_umount
 
 # Not asked (the default): INIT does not take it, nothing comes by the rings.
