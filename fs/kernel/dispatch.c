@@ -387,8 +387,8 @@ static void do_forget(fk_req_t req, const struct fk_ops *ops, struct args *a)
 		ops->forget(req, list[i].ino, list[i].nlookup);
 }
 
-/* -d: one line per request, in libfuse's words (tests count them by opcode). */
-static void log_request(const struct fuse_in_header *ih)
+/* An opcode's name, as libfuse logged it. */
+const char *fk_opname(uint32_t opcode)
 {
 	static const char *const names[] = {
 		[FUSE_LOOKUP] = "LOOKUP", [FUSE_FORGET] = "FORGET", [FUSE_GETATTR] = "GETATTR",
@@ -410,11 +410,15 @@ static void log_request(const struct fuse_in_header *ih)
 		[FUSE_RENAME2] = "RENAME2", [FUSE_LSEEK] = "LSEEK",
 		[FUSE_COPY_FILE_RANGE] = "COPY_FILE_RANGE",
 	};
-	const char *name = ih->opcode < sizeof(names) / sizeof(names[0]) && names[ih->opcode]
-			   ? names[ih->opcode] : "???";
 
+	return opcode < sizeof(names) / sizeof(names[0]) && names[opcode] ? names[opcode] : "???";
+}
+
+/* -d: one line per request, in libfuse's words (tests count them by opcode). */
+static void log_request(const struct fuse_in_header *ih)
+{
 	fprintf(stderr, "unique: %llu, opcode: %s (%u), nodeid: %llu, insize: %u, pid: %u\n",
-		(unsigned long long)ih->unique, name, ih->opcode,
+		(unsigned long long)ih->unique, fk_opname(ih->opcode), ih->opcode,
 		(unsigned long long)ih->nodeid, ih->len, ih->pid);
 }
 

@@ -13,9 +13,11 @@
  *
  * The main thread answers INIT, then waits for a signal: SIGINT, SIGTERM
  * or SIGHUP from outside, SIGUSR1 from a worker that saw the session end
- * (ENODEV: unmounted).  It then runs the session's ending hook while the
- * workers still answer (session.h), and cancels the workers, which accept
- * cancellation only while waiting in read.
+ * (ENODEV: unmounted); once a second meanwhile it looks at what each
+ * worker is answering (watchdog.c).  It then runs the session's ending
+ * hook while the workers still answer (session.h), and cancels the
+ * workers, which accept cancellation only while waiting in read; one that
+ * does not come back within STOP_GRACE_S is left behind (se->stuck).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernel/session.h"
@@ -34,6 +37,7 @@ struct fk_worker {
 	int fd;
 	bool own_fd;               /* a clone, closed with the worker */
 	char *buf;
+	struct fk_busy busy;       /* the request it answers (watchdog.c) */
 	pthread_t thread;
 	struct fk_worker *next;
 };
@@ -64,6 +68,7 @@ static void *work(void *arg)
 	ssize_t n;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	atomic_store(&w->busy.tid, (pid_t)gettid());
 	for (;;) {
 		atomic_fetch_add(&se->idle, 1);
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
@@ -72,8 +77,9 @@ static void *work(void *arg)
 		if (atomic_fetch_sub(&se->idle, 1) == 1 && n > 0)
 			spawn(se);
 		if (n > 0) {
-			fk_dispatch(se, w->fd, w->buf, (size_t)n, w->buf, se->bufsize,
-				    NULL);
+			fk_busy_begin(&w->busy, w->buf, (size_t)n);
+			fk_dispatch(se, w->fd, w->buf, (size_t)n, w->buf, se->bufsize, NULL);
+			fk_busy_end(&w->busy);
 			continue;
 		}
 		/* EINTR, EAGAIN: nothing; ENOENT: interrupted before we read it. */
@@ -153,10 +159,30 @@ static void ending(struct fk_session *se)
 		se->opt.ending(se->opt.ending_arg);
 }
 
+/* The watchdog's look at every worker (watchdog.c), from the main thread. */
+static void watch_workers(struct fk_session *se)
+{
+	uint64_t now = fk_now_ms();
+
+	pthread_mutex_lock(&se->lock);
+	for (struct fk_worker *w = se->workers; w; w = w->next)
+		fk_watch(se, &w->busy, w->fd, now);
+	pthread_mutex_unlock(&se->lock);
+}
+
+/*
+ * A worker has STOP_GRACE_S to leave its handler once cancelled; one still
+ * in it (a system call on a hung backing mount) is left, and counted in
+ * se->stuck: the daemon then ends without it (main.c), and the kernel
+ * fails what it was answering when /dev/fuse closes.
+ */
+#define STOP_GRACE_S 2
+
 /* Ends and joins the workers, which accept cancellation only while waiting in read. */
 static void stop_workers(struct fk_session *se)
 {
 	struct fk_worker *w;
+	struct timespec deadline;
 
 	/* No worker joins the pool once ended is set (spawn checks it under the lock). */
 	atomic_store(&se->ended, 1);
@@ -166,10 +192,19 @@ static void stop_workers(struct fk_session *se)
 	pthread_mutex_unlock(&se->lock);
 	for (struct fk_worker *c = w; c; c = c->next)
 		pthread_cancel(c->thread);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += STOP_GRACE_S;
 	while (w) {
 		struct fk_worker *next = w->next;
 
-		pthread_join(w->thread, NULL);
+		if (pthread_timedjoin_np(w->thread, NULL, &deadline) != 0) {
+			fprintf(stderr, "casefoldfs: ending with a worker still in %s of node %llu\n",
+				fk_opname(atomic_load(&w->busy.opcode)),
+				(unsigned long long)atomic_load(&w->busy.nodeid));
+			se->stuck++;
+			w = next;
+			continue;
+		}
 		if (w->own_fd)
 			close(w->fd);
 		free(w->buf);
@@ -206,8 +241,14 @@ int fk_session_loop(struct fk_session *se)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	sigaddset(&stop, SIGUSR1);
-	while (sigwait(&stop, &sig) != 0 || (sig == SIGUSR1 && !atomic_load(&se->ended)))
-		;
+	/* Once a second without a signal, the watchdog's look. */
+	for (;;) {
+		sig = sigtimedwait(&stop, NULL, &(struct timespec){ .tv_sec = 1 });
+		if (sig < 0)
+			watch_workers(se);
+		else if (sig != SIGUSR1 || atomic_load(&se->ended))
+			break;
+	}
 	ending(se);
 	stop_workers(se);
 	/* The queues last: they answer requests too while the workers stop. */

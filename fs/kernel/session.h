@@ -69,11 +69,26 @@ struct fk_session {
 	atomic_uint idle;          /* workers waiting in read */
 	pthread_t main_thread;
 	atomic_int ended;          /* the kernel ended the session (or it failed) */
+	unsigned stuck;            /* workers left in a handler at the end: the
+				      session must not be freed (main.c exits) */
 
 	/* Passthrough's backing files (backing.c), under backing_lock. */
 	pthread_mutex_t backing_lock;
 	struct fk_backing *backings[256];
 	atomic_ulong backing_opened, backing_refused;
+};
+
+/*
+ * What a worker is answering, for the watchdog (watchdog.c): set by the
+ * worker around each request, read by the main thread.
+ */
+struct fk_busy {
+	_Atomic uint64_t since;    /* CLOCK_MONOTONIC ms the request came; 0: idle */
+	_Atomic uint64_t unique, nodeid;
+	_Atomic uint32_t opcode;
+	_Atomic pid_t tid;         /* the worker's thread, for /proc */
+	uint64_t seen;             /* the main thread's: the request it last saw */
+	bool reported, answered;   /* ... and what it did about it */
 };
 
 /* An io_uring entry (uring.c): where the kernel writes a request and reads its answer. */
@@ -117,6 +132,18 @@ void fk_session_end(struct fk_session *se);
  */
 void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, char *scratch,
 		 size_t scratch_size, struct fk_ring_ent *ring);
+
+/*
+ * watchdog.c: fk_busy_begin/end around each request a worker answers;
+ * fk_watch, from the main thread once a second, logs a request busy for
+ * seconds (once) and answers EIO for one busy half the request_timeout.
+ */
+uint64_t fk_now_ms(void);
+void fk_busy_begin(struct fk_busy *b, const char *buf, size_t len);
+void fk_busy_end(struct fk_busy *b);
+void fk_watch(struct fk_session *se, struct fk_busy *b, int fd, uint64_t now);
+/* dispatch.c: an opcode's name, for the logs. */
+const char *fk_opname(uint32_t opcode);
 
 /* reply.c */
 int fk_send(int fd, uint64_t unique, int error, const struct iovec *iov, int count);

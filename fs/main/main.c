@@ -15,6 +15,7 @@
 #include <string.h>
 #include <linux/capability.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* libfuse: the command line and mounting (fs/kernel/mount.h). */
 #define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
@@ -218,6 +219,12 @@ static int run_session(const struct cfs_mode *mode, struct fuse_args *args,
 		mode->start(mode->data);
 	ret = fk_session_loop(se);
 	fk_unmount(lse);
+	/* A worker still in a handler may use the session and the mode's data:
+	 * the daemon ends here, and the kernel fails what it was answering. */
+	if (se->stuck) {
+		fflush(stderr);
+		_exit(1);
+	}
 	fk_session_destroy(se);
 	return ret;
 }
