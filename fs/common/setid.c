@@ -22,9 +22,11 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include "common/caller.h"
 #include "common/setid.h"
+#include "common/util.h"
 
 #define SETID (S_ISUID | S_ISGID)
 
@@ -116,6 +118,64 @@ int setid_at_touch(fk_req_t req, const struct stat *st, const char *path, bool w
 		return 0;
 	*kill = 0;
 	return -EPERM;
+}
+
+/* Whether a SETATTR of these fields clears set-ID bits at all: a chown or
+ * truncation the kernel flags (a mode given in the same request says
+ * itself what stays), or the empty one (setid_at_touch). */
+bool setid_setattr_clears(int valid)
+{
+	return valid == 0 || ((valid & FATTR_KILL_SUIDGID) && !(valid & FATTR_MODE));
+}
+
+/* The bits such a SETATTR clears from the file st describes (path: its
+ * name in /proc; writing: it is open for writing): 0 or -EPERM. */
+int setid_at_setattr(fk_req_t req, const struct stat *st, int valid, const char *path,
+		     bool writing, mode_t *kill)
+{
+	if (valid & (FATTR_UID | FATTR_GID))
+		*kill = setid_at_chown(req, st);
+	else if (valid != 0)
+		*kill = setid_at_write(req, st);
+	else
+		return setid_at_touch(req, st, path, writing, kill);
+	return 0;
+}
+
+/*
+ * Gives inode ino's regular file, on which fd is (O_PATH or not), the
+ * permission bits mode, set-ID bits cleared, and drops the kernel's copy
+ * of the mode, which our change does not otherwise reach (se: the
+ * session).  A daemon without CAP_FSETID (fsetid false) that may not
+ * change the mode sees the backing filesystem clear them at its own
+ * write: its EPERM is no error.  0 or -errno.
+ */
+int setid_set_mode(struct fk_session *se, fk_ino_t ino, int fd, mode_t mode, bool fsetid)
+{
+	char path[32];
+
+	fd_procpath(fd, path);
+	if (chmod(path, mode) < 0 && (fsetid || errno != EPERM))
+		return -errno;
+	fk_notify_inval_inode(se, ino, -1, 0);
+	return 0;
+}
+
+/*
+ * After a chown or chgrp (st: the file before, kill: what it clears): the
+ * mode ext4 leaves for this caller.  The backing filesystem judged the
+ * daemon, not the caller: a user's daemon, without CAP_FSETID, loses a
+ * set-group-ID bit there that a caller with it keeps.
+ */
+int setid_settle(struct fk_session *se, fk_ino_t ino, int fd, const struct stat *st,
+		 mode_t kill, bool fsetid)
+{
+	mode_t want = st->st_mode & 07777 & ~kill;
+	struct stat now;
+
+	if (fstat(fd, &now) < 0)
+		return -errno;
+	return (now.st_mode & 07777) == want ? 0 : setid_set_mode(se, ino, fd, want, fsetid);
 }
 
 /*

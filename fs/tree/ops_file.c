@@ -66,49 +66,15 @@ static void io_done(int fd, bool fresh)
 		close(fd);
 }
 
-/*
- * Gives ino's regular file, on which fd is (O_PATH or not), the mode
- * (permission bits) set-ID bits were cleared to.  The kernel leaves the
- * clearing to us (FUSE_HANDLE_KILLPRIV_V2, fs/kernel/session.c); which
- * bits a change by a caller clears is the rule of common/setid.c.  Our
- * change raises no notice, so the kernel's copy of the mode is dropped
- * here.  0 or -errno.
- */
-static int set_setid_mode(fk_req_t req, fk_ino_t ino, int fd, mode_t mode)
-{
-	struct cfs *fs = cfs_of(req);
-	char path[32];
-
-	/* A daemon without CAP_FSETID that may not change the mode sees the
-	 * backing filesystem clear them at its own write. */
-	fd_procpath(fd, path);
-	if (chmod(path, mode) < 0 && (fs->keeps_setid || errno != EPERM))
-		return -errno;
-	fk_notify_inval_inode(fs->se, ino, -1, 0);
-	return 0;
-}
-
-/* Clears kill of the bits of the file st describes: 0, or -errno when a
- * change that cannot clear them must not be made. */
+/* Clears kill of the set-ID bits of the file st describes: 0, or -errno
+ * when a change that cannot clear them must not be made (common/setid.c). */
 static int clear_setid(fk_req_t req, fk_ino_t ino, int fd, const struct stat *st, mode_t kill)
 {
-	return kill ? set_setid_mode(req, ino, fd, st->st_mode & 07777 & ~kill) : 0;
-}
+	struct cfs *fs = cfs_of(req);
 
-/*
- * After a chown or chgrp: the mode ext4 leaves for this caller, st's less
- * kill.  The backing filesystem judged the daemon, not the caller: a
- * user's daemon, without CAP_FSETID, loses a set-group-ID bit there that a
- * caller with it keeps (and cannot keep it where it is not in the group).
- */
-static int settle_setid(fk_req_t req, fk_ino_t ino, int fd, const struct stat *st, mode_t kill)
-{
-	mode_t want = st->st_mode & 07777 & ~kill;
-	struct stat now;
-
-	if (fstat(fd, &now) < 0)
-		return -errno;
-	return (now.st_mode & 07777) == want ? 0 : set_setid_mode(req, ino, fd, want);
+	if (!kill)
+		return 0;
+	return setid_set_mode(fs->se, ino, fd, st->st_mode & 07777 & ~kill, fs->keeps_setid);
 }
 
 /*
@@ -130,13 +96,9 @@ static int kill_setid(fk_req_t req, fk_ino_t ino, int fd, bool ask)
 }
 
 /*
- * The set-ID bits a SETATTR clears (*kill; *st: the file before): those a
- * chown or chgrp clears (the kernel flags every one), those a truncation
- * by a caller without CAP_FSETID clears (a mode given in the same request
- * says itself what stays), and at the empty SETATTR the kernel sends for
- * chown(f, -1, -1) and in place of clearing them itself before a write
- * (setid_at_touch), which may be refused: 1 where the file has set-ID
- * bits (*st is then set), 0 where it has none, or -errno.
+ * The set-ID bits a SETATTR clears (*kill; *st: the file before), which
+ * may be refused (common/setid.c): 1 where the file has set-ID bits (*st
+ * is then set), 0 where it has none or the SETATTR clears none, or -errno.
  */
 static int setattr_setid(fk_req_t req, struct cfs_inode *in, int pfd, int valid,
 			 struct stat *st, mode_t *kill)
@@ -146,24 +108,16 @@ static int setattr_setid(fk_req_t req, struct cfs_inode *in, int pfd, int valid,
 	int err;
 
 	*kill = 0;
-	if (!S_ISREG(in->type) || (valid != 0 && (!(valid & FATTR_KILL_SUIDGID) ||
-						   (valid & FATTR_MODE))))
+	if (!S_ISREG(in->type) || !setid_setattr_clears(valid))
 		return 0;
 	if (fstat(pfd, st) < 0)
 		return -errno;
 	if (!(st->st_mode & (S_ISUID | S_ISGID)))
 		return 0;
-	if (valid & (FATTR_UID | FATTR_GID)) {
-		*kill = setid_at_chown(req, st);
-		return 1;
-	}
-	if (valid != 0) {
-		*kill = setid_at_write(req, st);
-		return 1;
-	}
 	fd_procpath(pfd, path);
 	/* Without OPEN (fs->no_open) the writers are not counted. */
-	err = setid_at_touch(req, st, path, fs->no_open || inode_writing(&fs->nodes, in), kill);
+	err = setid_at_setattr(req, st, valid, path,
+			       fs->no_open || inode_writing(&fs->nodes, in), kill);
 	return err < 0 ? err : 1;
 }
 
@@ -307,7 +261,7 @@ void op_setattr(fk_req_t req, fk_ino_t ino, struct stat *attr, int valid,
 	if (err >= 0)
 		err = set_node_attrs(fs, in, pfd, attr, valid, io);
 	if (!err && setid > 0 && chowning)
-		err = settle_setid(req, ino, pfd, &st, kill);
+		err = setid_settle(fs->se, ino, pfd, &st, kill, fs->keeps_setid);
 	if (own >= 0)
 		close(own);
 	if (err < 0)

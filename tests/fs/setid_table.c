@@ -245,6 +245,7 @@ static const char *errname(int e)
 	case ENOSYS: return "ENOSYS";
 	case EBADF: return "EBADF";
 	case ETXTBSY: return "ETXTBSY";
+	case ENOENT: return "ENOENT";
 	default: return "other";
 	}
 }
@@ -337,7 +338,7 @@ int main(int argc, char **argv)
 	}
 	dir = argv[optind];
 	backdir = argv[optind + 1];
-	snprintf(src, sizeof(src), "%s/source", backdir);
+	snprintf(src, sizeof(src), "%s/source", create_here ? dir : backdir);
 	fd = open(src, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, "0123456789abcdef", 16) != 16 || close(fd) < 0)
 		die(src);
