@@ -137,7 +137,7 @@ static int setattr_setid(fk_req_t req, struct view_node *n, int fd, int valid, s
 {
 	struct view *v = view_of(req);
 	char proc[32];
-	bool open;
+	bool is_open;
 	int r;
 
 	*kill = 0;
@@ -148,10 +148,10 @@ static int setattr_setid(fk_req_t req, struct view_node *n, int fd, int valid, s
 	if (!S_ISREG(st->st_mode) || !(st->st_mode & (S_ISUID | S_ISGID)))
 		return 0;
 	pthread_mutex_lock(&v->node_lock);
-	open = n->opens > 0;
+	is_open = n->opens > 0;
 	pthread_mutex_unlock(&v->node_lock);
 	fd_procpath(fd, proc);
-	r = setid_at_setattr(req, st, valid, proc, open, kill);
+	r = setid_at_setattr(req, st, valid, proc, is_open, kill);
 	return r < 0 ? r : 1;
 }
 

@@ -26,7 +26,9 @@
  * owner's own group.  "+fsetid": the actor keeps CAP_FSETID (and no other
  * capability).  Each case is a child process, bounded by alarm(10).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>

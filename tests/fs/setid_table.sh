@@ -144,7 +144,7 @@ check() {
 	if ! diff "$T/$1.expected" "$T/$1.txt" >"$T/$1.diff"; then
 		n=$(grep -c '^>' "$T/$1.diff")
 		echo "$1: $n of $(wc -l <"$T/$1.txt") cases differ (< expected, > mount):" >&2
-		head -n 80 "$T/$1.diff" >&2
+		head -n 20 "$T/$1.diff" >&2
 		bad="$bad $1"
 	fi
 }
