@@ -59,6 +59,8 @@ void op_removexattr(fk_req_t req, fk_ino_t ino, const char *name);
 bool file_noflush(const struct cfs *fs, int flags);
 uint64_t file_created(struct cfs *fs, struct cfs_inode *in, int fd, int flags);
 void file_closed(struct cfs *fs, struct cfs_inode *in, uint64_t fh);
+int file_reply_open(fk_req_t req, struct fk_file_info *fi, int fd,
+		    const struct fk_entry_param *entry);
 
 /* ioctl.c */
 void op_ioctl(fk_req_t req, fk_ino_t ino, unsigned int cmd, void *arg,

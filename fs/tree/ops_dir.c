@@ -574,10 +574,11 @@ void op_create(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode,
 	if (fd < 0) {
 		fk_reply_err(req, -fd);
 	} else {
-		fi->backing_fd = fs->no_open ? -1 : fd;  /* file_created closes it then */
+		bool kept = !fs->no_open;  /* file_created closes it otherwise */
+
 		fi->fh = file_created(fs, inode_get(&fs->nodes, e.ino), fd, fi->flags);
 		fi->noflush = file_noflush(fs, fi->flags);
-		if (fk_reply_create(req, &e, fi) != 0)
+		if (file_reply_open(req, fi, kept ? fd : -1, &e) != 0)
 			file_closed(fs, inode_get(&fs->nodes, e.ino), fi->fh);
 	}
 	dir_unlock(fs, dir);  /* after the reply, as in make_node */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/caller.h"
+#include "common/setid.h"
 #include "common/util.h"
 #include "common/xattrs.h"
 #include "tree/dcache.h"
@@ -65,42 +66,59 @@ static void io_done(int fd, bool fresh)
 		close(fd);
 }
 
-/*
- * Clears the set-ID bits of ino, the regular file fd is on (O_PATH or
- * not), as ext4 does for a caller without CAP_FSETID: the set-user-ID bit,
- * and the set-group-ID bit of a group-executable file or one whose group
- * is not the caller's.  The kernel leaves this to us
- * (FUSE_HANDLE_KILLPRIV_V2, fs/kernel/session.c): we do it before a write
- * or truncation by such a caller (kill_suidgid, FATTR_KILL_SUIDGID), at
- * the empty SETATTR the kernel sends where it would have cleared them
- * itself (a passthrough write, chown(-1, -1): op_setattr), and at
- * fallocate.  The backing filesystem drops security.capability at the
- * write itself.  Our change raises no notice, so the kernel's copy of the
- * mode is dropped here.  0 or -errno: a change that cannot clear them is
- * not made.
- */
-static int kill_setid(fk_req_t req, fk_ino_t ino, int fd)
+/* Clears kill of the set-ID bits of the file st describes: 0, or -errno
+ * when a change that cannot clear them must not be made (common/setid.c). */
+static int clear_setid(fk_req_t req, fk_ino_t ino, int fd, const struct stat *st, mode_t kill)
 {
 	struct cfs *fs = cfs_of(req);
+
+	if (!kill)
+		return 0;
+	return setid_set_mode(fs->se, ino, fd, st->st_mode & 07777 & ~kill, fs->keeps_setid);
+}
+
+/*
+ * Before a write, truncation or O_TRUNC open by a caller without
+ * CAP_FSETID (kill_suidgid), or a fallocate by any caller (ask: the
+ * request carries no flag, so the caller's capabilities are asked, once
+ * the file is seen to have bits to lose): clears what ext4 would.  The
+ * backing filesystem drops security.capability at the write itself.
+ */
+static int kill_setid(fk_req_t req, fk_ino_t ino, int fd, bool ask)
+{
 	struct stat st;
-	char path[32];
-	mode_t kill;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	kill = st.st_mode & S_ISUID;
-	if ((st.st_mode & S_ISGID) &&
-	    ((st.st_mode & S_IXGRP) || !caller_in_group(req, st.st_gid)))
-		kill |= S_ISGID;
-	if (!kill || !S_ISREG(st.st_mode))
+	if (!(st.st_mode & (S_ISUID | S_ISGID)) || (ask && caller_capable(req, CAP_FSETID)))
 		return 0;
-	/* A daemon without CAP_FSETID that may not change the mode sees the
-	 * backing filesystem clear them at its own write. */
-	fd_procpath(fd, path);
-	if (chmod(path, st.st_mode & 07777 & ~kill) < 0 && (fs->keeps_setid || errno != EPERM))
+	return clear_setid(req, ino, fd, &st, setid_at_write(req, &st));
+}
+
+/*
+ * The set-ID bits a SETATTR clears (*kill; *st: the file before), which
+ * may be refused (common/setid.c): 1 where the file has set-ID bits (*st
+ * is then set), 0 where it has none or the SETATTR clears none, or -errno.
+ */
+static int setattr_setid(fk_req_t req, struct cfs_inode *in, int pfd, int valid,
+			 struct stat *st, mode_t *kill)
+{
+	struct cfs *fs = cfs_of(req);
+	char path[32];
+	int err;
+
+	*kill = 0;
+	if (!S_ISREG(in->type) || !setid_setattr_clears(valid))
+		return 0;
+	if (fstat(pfd, st) < 0)
 		return -errno;
-	fk_notify_inval_inode(fs->se, ino, -1, 0);
-	return 0;
+	if (!(st->st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	fd_procpath(pfd, path);
+	/* Without OPEN (fs->no_open) the writers are not counted. */
+	err = setid_at_setattr(req, st, valid, path,
+			       fs->no_open || inode_writing(&fs->nodes, in), kill);
+	return err < 0 ? err : 1;
 }
 
 /* Attributes of in, whose object fd is on (O_PATH or not). */
@@ -218,7 +236,9 @@ void op_setattr(fk_req_t req, fk_ino_t ino, struct stat *attr, int valid,
 	struct cfs_inode *in = inode_get(&fs->nodes, ino);
 	/* Only regular files have a descriptor in fh (directories: a handle). */
 	int fd = fi && S_ISREG(in->type) ? fh_fd(fi) : -1;  /* -1: none */
-	int pfd = inode_pin(&fs->nodes, in), err;
+	int pfd = inode_pin(&fs->nodes, in), err, chowning, setid = 0;
+	struct stat st;
+	mode_t kill = 0;
 
 	if (pfd < 0) {
 		fk_reply_err(req, -pfd);
@@ -231,15 +251,17 @@ void op_setattr(fk_req_t req, fk_ino_t ino, struct stat *attr, int valid,
 	int io = own >= 0 ? own : fd;
 
 	err = own < -1 ? own : 0;
-	/* Set-ID bits the caller may not keep: at a truncation (a mode given
-	 * in the same request says itself what stays), and where the kernel
-	 * asks for nothing else (kill_setid). */
-	if (!err && S_ISREG(in->type) &&
-	    (((valid & FATTR_KILL_SUIDGID) && !(valid & FATTR_MODE)) ||
-	     (valid == 0 && !caller_capable(req, CAP_FSETID))))
-		err = kill_setid(req, ino, pfd);
 	if (!err)
+		err = setid = setattr_setid(req, in, pfd, valid, &st, &kill);
+	/* Cleared before a truncation, after a chown: one the daemon may not
+	 * make (a user's) then changes nothing. */
+	chowning = valid & (FATTR_UID | FATTR_GID);
+	if (err > 0 && !chowning)
+		err = clear_setid(req, ino, pfd, &st, kill);
+	if (err >= 0)
 		err = set_node_attrs(fs, in, pfd, attr, valid, io);
+	if (!err && setid > 0 && chowning)
+		err = setid_settle(fs->se, ino, pfd, &st, kill, fs->keeps_setid);
 	if (own >= 0)
 		close(own);
 	if (err < 0)
@@ -327,7 +349,7 @@ void op_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 			inode_writer_close(&fs->nodes, in);
 		return;
 	}
-	if (fi->kill_suidgid && (fi->flags & O_TRUNC) && (err = kill_setid(req, ino, fd)) < 0) {
+	if (fi->kill_suidgid && (fi->flags & O_TRUNC) && (err = kill_setid(req, ino, fd, false)) < 0) {
 		close(fd);
 		fk_reply_err(req, -err);
 		if (writer)
@@ -335,9 +357,29 @@ void op_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 		return;
 	}
 	fi->fh = fh_of(fd, writer);
-	fi->backing_fd = fd;  /* passthrough, where the session has it (fs/kernel/backing.c) */
-	if (fk_reply_open(req, fi) != 0)
+	if (file_reply_open(req, fi, fd, NULL) != 0)
 		file_closed(fs, in, fi->fh);
+}
+
+/*
+ * OPEN's or CREATE's reply (entry: CREATE's, else NULL) for the open file
+ * fd, passed through where the session has passthrough
+ * (fs/kernel/backing.c) and set-ID bits allow (common/setid.c): the
+ * backing file is registered, if the reply does it, without CAP_FSETID.
+ */
+int file_reply_open(fk_req_t req, struct fk_file_info *fi, int fd,
+		    const struct fk_entry_param *entry)
+{
+	struct caps_sets saved;
+	bool cut;
+	int r;
+
+	fi->backing_fd = fd >= 0 && setid_passes_through(fd) ? fd : -1;
+	cut = fi->backing_fd >= 0 && cfs_of(req)->keeps_setid && setid_backing_begin(&saved);
+	r = entry ? fk_reply_create(req, entry, fi) : fk_reply_open(req, fi);
+	if (cut)
+		setid_backing_end(&saved);
+	return r;
 }
 
 /*
@@ -393,7 +435,7 @@ void op_write(fk_req_t req, fk_ino_t ino, const char *buf, size_t size, off_t of
 		fk_reply_err(req, -fd);
 		return;
 	}
-	if (fi->kill_suidgid && (err = kill_setid(req, ino, fd)) < 0)
+	if (fi->kill_suidgid && (err = kill_setid(req, ino, fd, false)) < 0)
 		fk_reply_err(req, -err);
 	else
 		fk_reply_pwrite(req, fd, buf, size, off);
@@ -473,7 +515,7 @@ void op_fallocate(fk_req_t req, fk_ino_t ino, int mode, off_t off, off_t len,
 		return;
 	}
 	/* ext4 clears set-ID bits at fallocate too; the kernel sends no flag. */
-	err = caller_capable(req, CAP_FSETID) ? 0 : -kill_setid(req, ino, fd);
+	err = -kill_setid(req, ino, fd, true);
 	if (!err)
 		err = fallocate(fd, mode, off, len) < 0 ? errno : 0;
 	io_done(fd, fresh);

@@ -13,6 +13,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "common/setid.h"
 #include "common/util.h"
 #include "common/xattrs.h"
 #include "view/ops.h"
@@ -96,20 +97,88 @@ static int set_attrs(int fd, int fh, const struct stat *attr, int valid)
 	return 0;
 }
 
+/*
+ * Set-ID bits: the view takes the job from the kernel, as a tree does
+ * (FUSE_HANDLE_KILLPRIV_V2; the kernel's own clearing misses ext4's group
+ * rule, and an O_TRUNC open's altogether), with the rule of
+ * common/setid.c.  Clears kill of the bits of the file st describes, on
+ * which fd is: 0 or -errno.
+ */
+static int clear_setid(fk_req_t req, fk_ino_t ino, int fd, const struct stat *st, mode_t kill)
+{
+	struct view *v = view_of(req);
+
+	if (!kill)
+		return 0;
+	return setid_set_mode(v->dentries.se, ino, fd, st->st_mode & 07777 & ~kill,
+			      v->keeps_setid);
+}
+
+/* Before a write or O_TRUNC open by a caller without CAP_FSETID (kill_suidgid). */
+static int kill_setid(fk_req_t req, fk_ino_t ino, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!(st.st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	return clear_setid(req, ino, fd, &st, setid_at_write(req, &st));
+}
+
+/*
+ * The set-ID bits a SETATTR of n's object, on which fd is, clears (*kill;
+ * *st: the object before): 1 where it has set-ID bits, 0 where it has
+ * none or the SETATTR clears none, or -errno.  The view counts no writers:
+ * a file open at all may be written.
+ */
+static int setattr_setid(fk_req_t req, struct view_node *n, int fd, int valid, struct stat *st,
+			 mode_t *kill)
+{
+	struct view *v = view_of(req);
+	char proc[32];
+	bool is_open;
+	int r;
+
+	*kill = 0;
+	if (n->d || !setid_setattr_clears(valid))
+		return 0;
+	if (fstat(fd, st) < 0)
+		return -errno;
+	if (!S_ISREG(st->st_mode) || !(st->st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	pthread_mutex_lock(&v->node_lock);
+	is_open = n->opens > 0;
+	pthread_mutex_unlock(&v->node_lock);
+	fd_procpath(fd, proc);
+	r = setid_at_setattr(req, st, valid, proc, is_open, kill);
+	return r < 0 ? r : 1;
+}
+
 void ovl_setattr(fk_req_t req, fk_ino_t ino, struct stat *attr, int valid,
 		 struct fk_file_info *fi)
 {
 	struct view *v = view_of(req);
 	struct view_node *n = view_node(v, ino);
 	int fh = fi && !n->d ? (int)fi->fh : -1;
-	int fd, r = raise_up(v, n);
+	int fd, r = raise_up(v, n), setid = 0;
+	bool chowning = valid & (FATTR_UID | FATTR_GID);
+	struct stat st;
+	mode_t kill = 0;
 
 	fd = r < 0 ? r : view_open(v, n, O_PATH | O_NOFOLLOW);
 	if (fd < 0) {
 		fk_reply_err(req, -fd);
 		return;
 	}
-	r = set_attrs(fd, fh, attr, valid);
+	/* Cleared before a truncation, after a chown (as in a tree). */
+	r = setid = setattr_setid(req, n, fd, valid, &st, &kill);
+	if (r > 0 && !chowning)
+		r = clear_setid(req, ino, fd, &st, kill);
+	if (r >= 0)
+		r = set_attrs(fd, fh, attr, valid);
+	if (r == 0 && setid > 0 && chowning)
+		r = setid_settle(v->dentries.se, ino, fd, &st, kill, v->keeps_setid);
 	if (r < 0)
 		fk_reply_err(req, -r);
 	else
@@ -168,6 +237,12 @@ void ovl_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 		fk_reply_err(req, -fd);
 		return;
 	}
+	if (writes && fi->kill_suidgid && (fi->flags & O_TRUNC) && (r = kill_setid(req, ino, fd)) < 0) {
+		view_reader_drop(v, n, fd);
+		close(fd);
+		fk_reply_err(req, -r);
+		return;
+	}
 	fi->fh = (uint64_t)fd;
 	fi->keep_cache = fstat(fd, &st) == 0 && st.st_nlink <= 1;
 	view_opened(v, n, 1);
@@ -188,8 +263,12 @@ void ovl_read(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
 void ovl_write(fk_req_t req, fk_ino_t ino, const char *buf, size_t size, off_t off,
 	       struct fk_file_info *fi)
 {
-	(void)ino;
-	fk_reply_pwrite(req, (int)fi->fh, buf, size, off);
+	int err = fi->kill_suidgid ? kill_setid(req, ino, (int)fi->fh) : 0;
+
+	if (err < 0)
+		fk_reply_err(req, -err);
+	else
+		fk_reply_pwrite(req, (int)fi->fh, buf, size, off);
 }
 
 void ovl_release(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)

@@ -51,6 +51,7 @@ int view_mount(const struct view_args *a, struct cfs_mode *mode)
 		return -1;
 	}
 	v->can_chown = caps_have(CAP_CHOWN);
+	v->keeps_setid = caps_have(CAP_FSETID);
 	v->timeout = VIEW_TIMEOUT;
 	v->index_limit = (size_t)a->index_mem << 20;  /* 0: view_init's default */
 	dent_init(&v->dentries, a->noepoch);
@@ -64,7 +65,7 @@ int view_mount(const struct view_args *a, struct cfs_mode *mode)
 	 * (copy-up), and the daemon serves their data, which then follows. */
 	*mode = (struct cfs_mode){
 		.ops = ovl_table(), .data = v, .fsname = a->label ? a->label : "overlay",
-		.attach = view_attach, .destroy = view_teardown,
+		.killpriv = true, .attach = view_attach, .destroy = view_teardown,
 	};
 	return 0;
 }

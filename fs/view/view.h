@@ -91,6 +91,7 @@ struct view {
 	struct view_node *root;
 	struct view_node *all;     /* every other node, for the unmount */
 	bool can_chown;            /* new objects go to the caller */
+	bool keeps_setid;          /* CAP_FSETID: our writes keep set-ID bits (file.c) */
 	double timeout;            /* what the kernel may keep, and how long */
 	size_t nodes;              /* nodes alive, root excluded */
 	struct view_node **links;  /* upper files with several links, by inode
