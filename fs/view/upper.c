@@ -354,16 +354,20 @@ static int whiteout_at(struct view *v, int dirfd, const char *name, unsigned fla
 	return r;
 }
 
+/* Whether name in dirfd is a whiteout this view writes (0/0). */
+static bool whiteout_there(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR(st.st_mode) &&
+	       st.st_rdev == makedev(0, 0);
+}
+
 /* Keeps the whiteout that came to name in dirfd as one this view writes:
  * a whiteout marked by an xattr is one only in a directory marked too. */
 static int keep_whiteout(struct view *v, int dirfd, const char *name)
 {
-	struct stat st;
-
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR(st.st_mode) &&
-	    st.st_rdev == makedev(0, 0))
-		return 0;
-	return whiteout_at(v, dirfd, name, 0);
+	return whiteout_there(dirfd, name) ? 0 : whiteout_at(v, dirfd, name, 0);
 }
 
 /*
@@ -375,16 +379,21 @@ static int keep_whiteout(struct view *v, int dirfd, const char *name)
  * the whiteout goes after: a daemon killed in between leaves both, which
  * the view reads as the move done (in one directory an object goes before
  * a whiteout of its group, merge.c) — never the lower name back, nor the
- * object under a spelling nobody asked for.
+ * object under a spelling nobody asked for.  A group may have several
+ * whiteouts in one directory (such a kill, another tool): the index
+ * records one (m->old), and one of to's very spelling is found here.
  */
 int upper_move(struct view *v, const struct upper_move *m)
 {
 	unsigned flags = (m->replace ? 0 : RENAME_NOREPLACE) | (m->behind ? RENAME_WHITEOUT : 0);
+	bool exact = *m->old && strcmp(m->old, m->to) == 0;
 	int r;
 
-	if (*m->old && strcmp(m->old, m->to) == 0) {
+	if (exact || (!m->replace && whiteout_there(m->tofd, m->to))) {
 		if (renameat2(m->fromfd, m->from, m->tofd, m->to, RENAME_EXCHANGE) < 0)
 			return -errno;
+		if (*m->old && !exact)
+			unlinkat(m->tofd, m->old, 0);
 		if (m->behind)
 			return keep_whiteout(v, m->fromfd, m->from);
 		unlinkat(m->fromfd, m->from, 0);
