@@ -15,7 +15,7 @@
  *  - below a directory, every directory of the group merges into it, each
  *    layer's twins included, until a layer holds a non-directory or a
  *    whiteout of the group, which closes it for the layers below that
- *    one (an opaque one closes it too: build's merge_seal);
+ *    one (an upper directory that is opaque merges nothing: merge_seal);
  *  - whatever else of the group a layer holds is hidden.
  * The spelling shown is the top layer's smallest, of the kind shown; a
  * directory's inode number is that of its bottom layer's smallest
