@@ -396,7 +396,7 @@ void view_adjust(struct view *v, struct view_node *n, struct stat *st)
 }
 
 /* Whether the upper layer's directory name in dir's part `part` is opaque;
- * *ino: its number as the view shows it. */
+ * *ino: its number as the view shows it, when it is found. */
 static bool opaque_at(struct view *v, struct view_node *dir, unsigned part, const char *name,
 		      uint64_t *ino)
 {
@@ -410,7 +410,7 @@ static bool opaque_at(struct view *v, struct view_node *dir, unsigned part, cons
 	if (fd < 0)
 		return false;
 	opaque = marker_opaque(fd);
-	if (opaque && fstat(fd, &st) == 0)
+	if (fstat(fd, &st) == 0)
 		*ino = layer_ino(&v->layers, 0, st.st_ino);
 	close(fd);
 	return opaque;
@@ -434,10 +434,8 @@ static void seal(struct view *v, struct view_node *dir, struct merge *m)
 			p = merge_part(m, p, &layer, &from, &s);
 			opaque = layer == 0 && opaque_at(v, dir, from, s, &other);
 		}
-		if (opaque) {
-			opaque_at(v, dir, e->from, merge_name(m, i), &own);
+		if (opaque)
 			merge_seal(m, i, own);
-		}
 	}
 }
 
