@@ -108,7 +108,8 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "case-insensitive tree over these layers, top first\n"
 	  "(as for overlayfs; \\: in a path is a colon).\n"
 	  "They are read only; names equal under folding are\n"
-	  "one entry, directories merge, the top file wins" },
+	  "one entry, in one layer too: directories merge,\n"
+	  "the top layer's smallest spelling of a file wins" },
 	{ "upperdir", "DIR",
 	  "the view's writable layer: what is written, made\n"
 	  "or removed through the view lands there (copies of\n"

@@ -303,7 +303,7 @@ static int make_indexed(struct view *v, fk_req_t req, struct view_node *dir,
 	bool isdir = S_ISDIR(m->mode);
 	gid_t gid = ctx->gid;
 	uint32_t idx, wh;
-	unsigned flags = 0;
+	unsigned flags = 0, part = 0;
 	char tmp[32];
 	struct stat st;
 	int r;
@@ -315,8 +315,13 @@ static int make_indexed(struct view *v, fk_req_t req, struct view_node *dir,
 	pthread_mutex_lock(&dir->d->change);
 	pthread_mutex_lock(&v->node_lock);
 	idx = merge_find(dir->d->index, &v->names, &cn, &wh);
-	if (wh != MERGE_NONE && merge_entry(dir->d->index, wh)->layer == 0)
-		flags = MERGE_COVERS | (isdir ? MERGE_OPAQUE | MERGE_CLOSED : 0);
+	/* Over the group's whiteout: what it hid stays hidden, by the object
+	 * (an upper one's group may hold directories below, which must not
+	 * merge; a lower one hides them itself). */
+	if (wh != MERGE_NONE)
+		flags = MERGE_COVERS;
+	if (wh != MERGE_NONE && isdir && merge_entry(dir->d->index, wh)->layer == 0)
+		flags |= MERGE_OPAQUE | MERGE_CLOSED;
 	pthread_mutex_unlock(&v->node_lock);
 	r = idx != MERGE_NONE ? -EEXIST : 0;
 	upper_temp(tmp);
@@ -324,7 +329,7 @@ static int make_indexed(struct view *v, fk_req_t req, struct view_node *dir,
 	    (m->link_from || (r = upper_own(v, tmp, ctx->uid, gid, m->mode)) == 0) &&
 	    (!(flags & MERGE_OPAQUE) || (r = marker_set_opaque(v->layers.workfd, tmp)) == 0) &&
 	    (r = fstatat(v->layers.workfd, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0) == 0)
-		r = upper_place(v, dir, tmp, name, wh);
+		r = upper_place(v, dir, tmp, name, wh, &part);
 	if (r < 0) {
 		if (idx == MERGE_NONE)
 			layer_clear_work(v->layers.workfd, tmp);
@@ -334,7 +339,9 @@ static int make_indexed(struct view *v, fk_req_t req, struct view_node *dir,
 		return r;
 	}
 	pthread_mutex_lock(&v->node_lock);
-	idx = merge_add(dir->d->index, &v->names, &cn, 0, IFTODT(st.st_mode),
+	if (wh != MERGE_NONE)
+		merge_remove(dir->d->index, wh);
+	idx = merge_add(dir->d->index, &v->names, &cn, 0, part, IFTODT(st.st_mode),
 			layer_ino(&v->layers, 0, st.st_ino), flags);
 	*out = idx == MERGE_NONE ? NULL : m->linked ? m->linked : view_child(v, dir, idx);
 	if (*out) {
@@ -461,10 +468,10 @@ struct found {
 	uint32_t idx;              /* MERGE_NONE: nothing shown */
 	uint32_t whiteout;         /* the group's whiteout, or MERGE_NONE */
 	unsigned layer;
+	unsigned from;             /* the directory's part holding it */
 	unsigned char type;
 	uint8_t flags;
-	bool merged;               /* a directory with lower ones merged into it */
-	bool twins;                /* other entries of its group are shown */
+	bool merged;               /* a directory with others merged into it */
 	char stored[CFS_NAME_MAX + 1];
 };
 
@@ -478,10 +485,10 @@ static void find_entry(struct view *v, struct view_node *dir, struct cfs_name *c
 	if (f->idx != MERGE_NONE) {
 		e = merge_entry(dir->d->index, f->idx);
 		f->layer = e->layer;
+		f->from = e->from;
 		f->type = e->type;
 		f->flags = e->flags;
 		f->merged = e->lower != MERGE_NONE;
-		f->twins = merge_twin(dir->d->index, &v->names, f->idx, MERGE_NONE) != MERGE_NONE;
 		snprintf(f->stored, sizeof(f->stored), "%s", merge_name(dir->d->index, f->idx));
 	}
 	pthread_mutex_unlock(&v->node_lock);
@@ -521,41 +528,18 @@ static void keep_object(struct view *v, struct view_node *dir, uint32_t idx)
 	view_forget(v, n, 1);
 }
 
-/* The entry is gone from the view: out of the index, or a whiteout now. */
-static void forget_entry(struct view_node *dir, uint32_t idx, bool whiteout)
+/* The entry is gone from the view: out of the index, or a whiteout now,
+ * in the directory's upper part `part`. */
+static void forget_entry(struct view_node *dir, uint32_t idx, bool whiteout, unsigned part)
 {
 	struct view_node *n = merge_entry(dir->d->index, idx)->node;
 
 	if (n)
 		n->gone = true;
 	if (whiteout)
-		merge_hide(dir->d->index, idx);
+		merge_hide(dir->d->index, idx, part);
 	else
 		merge_remove(dir->d->index, idx);
-}
-
-/*
- * Before a change to the lower entry f of dir that has fold-equal twins:
- * the whole group is copied up (upper.c, raise_group), so that what the
- * change leaves in the upper layer names only f.
- */
-static int raise_twins(struct view *v, struct view_node *dir, const struct found *f)
-{
-	struct view_node *n;
-	int r;
-
-	if (f->idx == MERGE_NONE || !f->twins || f->layer == 0)
-		return 0;
-	pthread_mutex_lock(&v->node_lock);
-	n = view_child(v, dir, f->idx);
-	if (n)
-		n->nlookup++;
-	pthread_mutex_unlock(&v->node_lock);
-	if (!n)
-		return -ENOMEM;
-	r = n->d ? upper_dir(v, n) : upper_copy(v, n);
-	view_forget(v, n, 1);
-	return r;
 }
 
 /*
@@ -588,28 +572,36 @@ static int check_empty(struct view *v, struct view_node *dir, const struct found
 }
 
 /*
- * Removes entry f from dir (change lock held): an upper object that covers
- * nothing goes; anything else leaves a whiteout.
+ * Removes entry f from dir (change lock held): the whole group goes.  An
+ * upper object that covers nothing goes; anything else leaves a whiteout,
+ * which hides every name of the group below, in the part the object was
+ * in (a lower one's: the part new names go to).  Other objects of the
+ * group in the upper layer, which f hid, are whited out first.
  */
 static int remove_entry(struct view *v, struct view_node *dir, struct cfs_name *cn,
 			const struct found *f)
 {
 	bool isdir = f->type == DT_DIR;
 	bool wh = f->layer != 0 || (f->flags & MERGE_COVERS) || f->merged;
-	int r;
+	int r = (f->flags & MERGE_UPTWINS) ? upper_losers(v, dir, cn, f->from, f->stored) : 0;
+	unsigned part = f->from;
 
+	if (r < 0)
+		return r;
 	if (!isdir)
 		keep_object(v, dir, f->idx);
-	if (f->layer != 0)
-		r = upper_whiteout(v, dir, f->stored, UPPER_NEW);
-	else if (wh)
-		r = upper_whiteout(v, dir, f->stored, isdir ? UPPER_OVER_DIR : UPPER_OVER_FILE);
-	else
-		r = upper_discard(v, dir, f->stored, isdir);
+	if (f->layer != 0 && (r = view_upper_part(v, dir)) >= 0) {
+		part = (unsigned)r;
+		r = upper_whiteout(v, dir, part, f->stored, UPPER_NEW);
+	} else if (f->layer == 0 && wh) {
+		r = upper_whiteout(v, dir, part, f->stored, isdir ? UPPER_OVER_DIR : UPPER_OVER_FILE);
+	} else if (f->layer == 0) {
+		r = upper_discard(v, dir, part, f->stored, isdir);
+	}
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(&v->node_lock);
-	forget_entry(dir, f->idx, wh);
+	forget_entry(dir, f->idx, wh, part);
 	dent_removed(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, cn, f->stored);
 	pthread_mutex_unlock(&v->node_lock);
 	return 0;
@@ -630,12 +622,12 @@ static int remove_indexed(struct view *v, struct view_node *dir, const char *nam
 		return isdir ? -ENOTDIR : -EISDIR;
 	if (isdir && (r = check_empty(v, dir, &f, &child)) < 0)
 		return r;
-	if ((r = upper_dir(v, dir)) == 0 && (r = raise_twins(v, dir, &f)) == 0) {
+	if ((r = upper_dir(v, dir)) == 0) {
 		if (child)
 			view_lock2(dir, child);
 		else
 			pthread_mutex_lock(&dir->d->change);
-		find_entry(v, dir, &cn, &f);  /* copy-ups may have raised it */
+		find_entry(v, dir, &cn, &f);  /* a change may have come between */
 		r = f.idx == MERGE_NONE ? -ENOENT : remove_entry(v, dir, &cn, &f);
 		if (child)
 			view_unlock2(dir, child);
@@ -679,19 +671,14 @@ struct move {
 	struct view_node *src, *dst, *node;
 	struct cfs_name scn, dcn;
 	struct found s, d;
-	bool twins;                /* one directory, one group: the moved entry
-				      hides whatever the source's whiteout would */
+	unsigned dpart;            /* the destination's upper part it goes to */
 };
 
-/*
- * Whether the source needs a whiteout once moved: it covers a lower name
- * of its group, unless it stays in that group's directory (a rename onto a
- * fold-equal twin), where it goes on hiding the group itself — a whiteout
- * beside it would make two fold-equal names in one upper directory.
- */
+/* Whether the source needs a whiteout once moved: it covers a lower name
+ * of its group. */
 static bool source_whiteout(const struct move *mv)
 {
-	return (mv->s.flags & MERGE_COVERS) && !mv->twins;
+	return mv->s.flags & MERGE_COVERS;
 }
 
 /* Whether the destination's group covers something below the upper layer. */
@@ -714,8 +701,38 @@ static bool same_file(int adir, const char *a, int bdir, const char *b)
 }
 
 /*
+ * Where the moved object goes in the destination's upper layer: in place
+ * of the group's upper object or whiteout, in its part (*old: the
+ * whiteout's stored name), else in the part new names go to.
+ */
+static int dest_part(struct view *v, struct move *mv, char *old, size_t len)
+{
+	const struct found *d = &mv->d;
+	const struct merge_entry *e = NULL;
+	int r;
+
+	pthread_mutex_lock(&v->node_lock);
+	if (d->whiteout != MERGE_NONE && merge_entry(mv->dst->d->index, d->whiteout)->layer == 0) {
+		e = merge_entry(mv->dst->d->index, d->whiteout);
+		merge_stored(mv->dst->d->index, d->whiteout, old, len);
+	} else if (d->idx != MERGE_NONE && d->layer == 0) {
+		e = merge_entry(mv->dst->d->index, d->idx);
+	}
+	r = e ? (int)e->from : 0;
+	pthread_mutex_unlock(&v->node_lock);
+	if (!e)
+		r = view_upper_part(v, mv->dst);
+	if (r >= 0)
+		mv->dpart = (unsigned)r;
+	return r < 0 ? r : upper_open_part(v, mv->dst, mv->dpart);
+}
+
+/*
  * The upper layer's part of a rename (both change locks held): 0, 1 when
- * there is nothing to do (two links of one file), or -errno.
+ * there is nothing to do (two links of one file), or -errno.  The other
+ * objects of both groups in the upper layer go first (upper_losers): the
+ * source's group is gone from its directory afterwards, and the
+ * destination's shows the moved object only.
  */
 static int move_upper(struct view *v, struct move *mv, const char *to)
 {
@@ -725,12 +742,8 @@ static int move_upper(struct view *v, struct move *mv, const char *to)
 	char old[CFS_NAME_MAX + 8] = "";
 	int spfd, dpfd, r = 0;
 
-	pthread_mutex_lock(&v->node_lock);
-	if (d->whiteout != MERGE_NONE && merge_entry(mv->dst->d->index, d->whiteout)->layer == 0)
-		merge_stored(mv->dst->d->index, d->whiteout, old, sizeof(old));
-	pthread_mutex_unlock(&v->node_lock);
-	spfd = upper_open(v, mv->src);
-	dpfd = spfd < 0 ? spfd : upper_open(v, mv->dst);
+	spfd = upper_open_part(v, mv->src, s->from);
+	dpfd = spfd < 0 ? spfd : dest_part(v, mv, old, sizeof(old));
 	if (dpfd < 0) {
 		if (spfd >= 0)
 			close(spfd);
@@ -742,10 +755,14 @@ static int move_upper(struct view *v, struct move *mv, const char *to)
 		close(dpfd);
 		return 1;
 	}
-	if (replace && !isdir)
+	if (s->flags & MERGE_UPTWINS)
+		r = upper_losers(v, mv->src, &mv->scn, s->from, s->stored);
+	if (r == 0 && (d->flags & MERGE_UPTWINS) && d->idx != MERGE_NONE)
+		r = upper_losers(v, mv->dst, &mv->dcn, d->from, d->stored);
+	if (r == 0 && replace && !isdir)
 		keep_object(v, mv->dst, d->idx);
 	/* A directory moved over something lower must not merge with it. */
-	if (isdir && dest_covers(mv))
+	if (r == 0 && isdir && dest_covers(mv))
 		r = marker_set_opaque(spfd, s->stored);
 	if (r == 0 && replace && d->type == DT_DIR)
 		r = upper_clear_dir(v, dpfd, d->stored);
@@ -756,6 +773,24 @@ static int move_upper(struct view *v, struct move *mv, const char *to)
 	close(spfd);
 	close(dpfd);
 	return r;
+}
+
+/* A moved directory (only an upper one moves, EXDEV else) keeps its upper
+ * part, renamed, in the destination's part `from` (node lock). */
+static void move_parts(struct view_node *n, unsigned from, char *name)
+{
+	for (unsigned i = 0; i < n->d->nparts; i++) {
+		struct view_part *p = &n->d->parts[i];
+
+		free(p->name);
+		p->name = NULL;
+		if (p->layer == 0 && name) {
+			p->name = name;
+			p->from = from;
+			name = NULL;
+		}
+	}
+	free(name);
 }
 
 /* The index's part of a rename, and the node's (node lock held). */
@@ -779,15 +814,15 @@ static int move_index(struct view *v, struct move *mv, const char *to)
 	if (type == DT_DIR && flags)
 		flags |= MERGE_OPAQUE | MERGE_CLOSED;
 	if (mv->d.idx != MERGE_NONE)
-		forget_entry(mv->dst, mv->d.idx, false);
-	if (mv->d.whiteout != MERGE_NONE && merge_entry(dm, mv->d.whiteout)->layer == 0)
+		forget_entry(mv->dst, mv->d.idx, false, 0);
+	if (mv->d.whiteout != MERGE_NONE)
 		merge_remove(dm, mv->d.whiteout);
 	merge_entry(sm, mv->s.idx)->node = NULL;
 	if (source_whiteout(mv))
-		merge_hide(sm, mv->s.idx);
+		merge_hide(sm, mv->s.idx, mv->s.from);
 	else
 		merge_remove(sm, mv->s.idx);
-	idx = merge_add(dm, &v->names, &tcn, 0, type, ino, flags);
+	idx = merge_add(dm, &v->names, &tcn, 0, mv->dpart, type, ino, flags);
 	if (idx == MERGE_NONE) {
 		free(name);
 		free(dname);
@@ -796,14 +831,11 @@ static int move_index(struct view *v, struct move *mv, const char *to)
 	}
 	view_adopt(mv->dst, n);
 	n->idx = idx;
+	n->from = mv->dpart;
 	free(n->name);
 	n->name = name;
-	if (n->d) {  /* only an upper directory moves: its one part is renamed */
-		while (n->d->nparts > 1)
-			free(n->d->parts[--n->d->nparts].name);
-		free(n->d->parts[0].name);
-		n->d->parts[0].name = dname;
-	}
+	if (n->d)
+		move_parts(n, mv->dpart, dname);
 	merge_entry(dm, idx)->node = n;
 	dent_removed(&v->dentries, &mv->src->d->dcache, &v->names, CFS_FOLD, &mv->scn,
 		     mv->s.stored);
@@ -829,9 +861,7 @@ static int move_check(struct view *v, struct move *mv, unsigned flags, struct vi
 	 * below (the parent's index cannot tell: opaqueness is read when a
 	 * directory's own index is built).
 	 */
-	if (mv->s.type == DT_DIR &&
-	    (mv->s.layer != 0 ||
-	     (mv->s.merged && !upper_opaque(v, mv->src, mv->s.stored))))
+	if (mv->s.type == DT_DIR && (mv->s.layer != 0 || mv->s.merged))
 		return -EXDEV;
 	if (mv->d.idx == MERGE_NONE)
 		return 0;
@@ -865,16 +895,14 @@ static int rename_indexed(struct view *v, struct move *mv, unsigned flags)
 	r = mv->node ? 0 : -ENOMEM;
 	if (r == 0 && mv->s.layer != 0)
 		r = upper_copy(v, mv->node);
-	if (r == 0 && (r = upper_dir(v, mv->src)) == 0 && (r = upper_dir(v, mv->dst)) == 0 &&
-	    (r = raise_twins(v, mv->dst, &mv->d)) == 0) {
+	if (r == 0 && (r = upper_dir(v, mv->src)) == 0 && (r = upper_dir(v, mv->dst)) == 0) {
 		view_lock2(mv->src, mv->dst);
 		find_entry(v, mv->src, &mv->scn, &mv->s);
 		find_entry(v, mv->dst, &mv->dcn, &mv->d);
 		to = mv->d.idx != MERGE_NONE ? mv->d.stored : mv->dcn.s;
-		mv->twins = mv->src == mv->dst &&
-			    names_match(&v->names, CFS_FOLD, mv->s.stored, strlen(mv->s.stored),
-					to, strlen(to));
-		r = mv->s.idx == MERGE_NONE || mv->s.layer != 0 ? -ENOENT : move_upper(v, mv, to);
+		r = mv->s.idx == MERGE_NONE || mv->s.layer != 0 ? -ENOENT
+		    : mv->src == mv->dst && mv->d.idx == mv->s.idx ? 1
+		    : move_upper(v, mv, to);
 		if (r == 1)
 			r = 0;
 		else if (r == 0) {

@@ -2,17 +2,24 @@
  * A directory's merged index.  Entries live in one array (an entry's index
  * is its readdir offset, so offsets stay valid as entries come and go),
  * chained by bucket of the fold rule's hash; spellings live in one arena.
- * Names equal under the fold rule form a group.  How layers merge, as
- * overlayfs merges them but by group rather than by exact name:
- *  - the first layer (top first) holding a name of a group gives the entry
- *    the view shows; a whiteout there hides the group below;
- *  - a name below is hidden (or merged) by the entry above of its very
- *    spelling, else by the top layer's smallest spelling (cover());
- *  - a directory below a directory that is not opaque is merged into it,
- *    until a layer holds a non-directory or whiteout of the group (or an
- *    opaque directory, which its own build sees): the entry is closed;
- *  - names of one group inside one layer's directory stay separate entries,
- *    each reachable by its exact spelling (as in a tree's +F directory).
+ * Names equal under the fold rule form a group, and a group is one entry,
+ * as in a +F directory of ext4 (fs/README.md, "One name per group").  The
+ * directory is read part by part, top layer first: a layer may hold the
+ * directory more than once (twins: Textures/ and textures/), and then
+ * holds it as one, its parts read in order of their spelling.  How a group
+ * is merged, as overlayfs merges a name but by group:
+ *  - the first layer holding a name of the group gives the entry: a
+ *    directory if that layer holds one, else the file of the smallest
+ *    spelling (bytewise; between equal spellings, the one in the part read
+ *    first), else the group's whiteout;
+ *  - below a directory, every directory of the group merges into it, each
+ *    layer's twins included, until a layer holds a non-directory or a
+ *    whiteout of the group, which closes it for the layers below that
+ *    one (an upper directory that is opaque merges nothing: merge_seal);
+ *  - whatever else of the group a layer holds is hidden.
+ * The spelling shown is the top layer's smallest, of the kind shown; a
+ * directory's inode number is that of its bottom layer's smallest
+ * spelling, which copying it up leaves unchanged.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,8 +34,9 @@
 
 struct merge_part {
 	uint32_t name;    /* the directory's spelling in its layer */
-	uint32_t next;    /* the next layer down, or MERGE_NONE */
+	uint32_t next;    /* the next part (ino_first says which is first) */
 	uint16_t layer;
+	uint16_t from;    /* the part of the directory read that holds it */
 };
 
 struct merge {
@@ -41,7 +49,9 @@ struct merge {
 	uint32_t np, pcap;
 	char *arena;
 	size_t alen, acap;
-	unsigned top_layer;        /* the first layer read */
+	unsigned layer;            /* the layer being read (merge_read) */
+	uint32_t *closing;         /* entries MERGE_CLOSING in that layer */
+	uint32_t nclosing, ccap;
 	atomic_size_t *total;      /* every index's memory (merge_new) */
 	size_t counted;            /* this one's share of it */
 };
@@ -77,16 +87,17 @@ void merge_free(struct merge *m)
 	free(m->bucket);
 	free(m->p);
 	free(m->arena);
+	free(m->closing);
 	free(m);
 }
 
 /* The key a name is chained by: the fold hash, or for a name strict
  * folding refuses, the hash of its bytes (it matches only itself). */
-static uint64_t key_of(const struct cfs_names *nm, struct cfs_name *name)
+static uint32_t key_of(const struct cfs_names *nm, struct cfs_name *name)
 {
 	if (names_hash(nm, CFS_FOLD, name) == 0)
-		return name->hash;
-	return names_spelling(nm, name);
+		return (uint32_t)name->hash;
+	return (uint32_t)names_spelling(nm, name);
 }
 
 static int grow(void **buf, uint32_t *cap, size_t size)
@@ -111,7 +122,7 @@ static int rehash(struct merge *m, uint32_t nbuckets)
 	for (uint32_t i = 0; i < m->n; i++) {
 		if (m->e[i].flags & MERGE_FREE)
 			continue;
-		uint32_t h = (uint32_t)m->e[i].hash & (nbuckets - 1);
+		uint32_t h = m->e[i].hash & (nbuckets - 1);
 
 		m->e[i].next = b[h];
 		b[h] = i;
@@ -143,24 +154,33 @@ static int64_t store(struct merge *m, const char *s, size_t len)
 	return (int64_t)off;
 }
 
-static uint32_t add_keyed(struct merge *m, struct cfs_name *name, uint64_t key, unsigned layer,
-			  unsigned char type, uint64_t ino, unsigned flags)
+/* One object of a group, as read from a part or made by the view. */
+struct member {
+	struct cfs_name *name;
+	unsigned layer, from;
+	unsigned char type;
+	uint64_t ino;
+	bool whiteout, dotwh;
+};
+
+static uint32_t add_keyed(struct merge *m, const struct member *o, uint32_t key, unsigned flags)
 {
 	struct merge_entry *e;
 	int64_t off = 0;
 	uint32_t h;
 	bool fail = (m->n == m->cap && grow((void **)&m->e, &m->cap, sizeof(*m->e)) < 0) ||
 		    (m->n >= m->nbuckets && rehash(m, m->nbuckets ? m->nbuckets * 2 : 16) < 0) ||
-		    (off = store(m, name->s, name->len)) < 0;
+		    (off = store(m, o->name->s, o->name->len)) < 0;
 
 	settle(m);
 	if (fail)
 		return MERGE_NONE;
 	e = &m->e[m->n];
-	*e = (struct merge_entry){ .hash = key, .ino = ino, .name = (uint32_t)off,
-				   .lower = MERGE_NONE, .layer = (uint16_t)layer, .type = type,
+	*e = (struct merge_entry){ .hash = key, .ino = o->ino, .name = (uint32_t)off,
+				   .lower = MERGE_NONE, .layer = (uint16_t)o->layer,
+				   .from = (uint16_t)o->from, .type = o->type,
 				   .flags = (uint8_t)flags };
-	h = (uint32_t)key & (m->nbuckets - 1);
+	h = key & (m->nbuckets - 1);
 	e->next = m->bucket[h];
 	m->bucket[h] = m->n;
 	if (!(flags & MERGE_WHITEOUT))
@@ -168,231 +188,247 @@ static uint32_t add_keyed(struct merge *m, struct cfs_name *name, uint64_t key, 
 	return m->n++;
 }
 
-/* Adds name, shown from layer; MERGE_NONE when memory runs out. */
+/* Adds name's group, shown from part `from` of layer; MERGE_NONE when
+ * memory runs out.  The group has no entry (merge_find). */
 uint32_t merge_add(struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
-		   unsigned layer, unsigned char type, uint64_t ino, unsigned flags)
+		   unsigned layer, unsigned from, unsigned char type, uint64_t ino,
+		   unsigned flags)
 {
-	return add_keyed(m, name, key_of(nm, name), layer, type, ino, flags);
+	struct member o = { .name = name, .layer = layer, .from = from, .type = type, .ino = ino };
+
+	return add_keyed(m, &o, key_of(nm, name), flags);
 }
 
 /* The first entry of key's bucket; MERGE_NONE where there is none. */
-static uint32_t chain(const struct merge *m, uint64_t key)
+static uint32_t chain(const struct merge *m, uint32_t key)
 {
-	return m->nbuckets ? m->bucket[(uint32_t)key & (m->nbuckets - 1)] : MERGE_NONE;
+	return m->nbuckets ? m->bucket[key & (m->nbuckets - 1)] : MERGE_NONE;
 }
 
-/* Whether entry i is of name's group (key: name's hash). */
-static bool of_group(const struct merge *m, const struct cfs_names *nm, uint32_t i,
-		     const struct cfs_name *name, uint64_t key)
+/* The entry of name's group (key: its hash), shown or a whiteout. */
+static uint32_t group(const struct merge *m, const struct cfs_names *nm,
+		      const struct cfs_name *name, uint32_t key)
 {
-	const char *s = m->arena + m->e[i].name;
-
-	return m->e[i].hash == key && names_match(nm, CFS_FOLD, s, strlen(s), name->s, name->len);
-}
-
-/* Whether entry a goes before b as the one another spelling finds. */
-static bool before(const struct merge *m, uint32_t a, uint32_t b)
-{
-	const struct merge_entry *ea = &m->e[a], *eb = &m->e[b];
-
-	if ((ea->flags ^ eb->flags) & MERGE_WHITEOUT)
-		return !(ea->flags & MERGE_WHITEOUT);
-	if (ea->layer != eb->layer)
-		return ea->layer < eb->layer;
-	return strcmp(m->arena + ea->name, m->arena + eb->name) < 0;
-}
-
-/*
- * The group of name: the entry its exact spelling names if shown, else the
- * one another spelling finds — the top layer's, and within one layer's
- * directory the bytewise smallest spelling; whiteouts only when the group
- * has nothing else (*whiteout: the group's whiteout in the top layer, of
- * name's very spelling if it has several there — a kill can leave more
- * than one, upper.c — so that what is placed at name replaces that one).
- */
-static uint32_t group(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
-		      uint64_t key, uint32_t *whiteout)
-{
-	uint32_t best = MERGE_NONE;
-
-	if (whiteout)
-		*whiteout = MERGE_NONE;
 	for (uint32_t i = chain(m, key); i != MERGE_NONE; i = m->e[i].next) {
-		const struct merge_entry *e = &m->e[i];
-		const char *s = m->arena + e->name;
-
-		if (!of_group(m, nm, i, name, key))
-			continue;
-		if (e->flags & MERGE_WHITEOUT) {
-			if (whiteout && (*whiteout == MERGE_NONE || e->layer < m->e[*whiteout].layer ||
-					 (e->layer == m->e[*whiteout].layer && strcmp(s, name->s) == 0)))
-				*whiteout = i;
-		} else if (strcmp(s, name->s) == 0) {
-			return i;
-		}
-		if (best == MERGE_NONE || before(m, i, best))
-			best = i;
-	}
-	return best;
-}
-
-/*
- * The entry of the layers above layer that hides (or merges) name, a name of
- * layer's directory: the one of its very spelling, shown or a whiteout,
- * else the top layer's bytewise smallest of the group, whiteouts included;
- * MERGE_NONE if no layer above holds the group.  Exact spellings first is
- * what keeps fold-equal twins of one lower directory apart once the view
- * has copied them up or whited one out (fs/README.md, "the rule for
- * twins"); the smallest spelling is the one that hid the group when the
- * top layer's names were all lower ones.  Every entry of the group above
- * is marked as covering: removing any of them needs a whiteout, as the
- * live index says of every name made or copied where the group had one.
- */
-static uint32_t cover(struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
-		      uint64_t key, unsigned layer)
-{
-	uint32_t best = MERGE_NONE, exact = MERGE_NONE;
-
-	for (uint32_t i = chain(m, key); i != MERGE_NONE; i = m->e[i].next) {
-		const struct merge_entry *e = &m->e[i];
-		const char *s = m->arena + e->name;
-
-		if (e->layer >= layer || !of_group(m, nm, i, name, key))
-			continue;
-		m->e[i].flags |= MERGE_COVERS;
-		if (strcmp(s, name->s) == 0)
-			exact = i;
-		if (best == MERGE_NONE || e->layer < m->e[best].layer ||
-		    (e->layer == m->e[best].layer && strcmp(s, m->arena + m->e[best].name) < 0))
-			best = i;
-	}
-	return exact != MERGE_NONE ? exact : best;
-}
-
-/*
- * The next shown entry after `after` (MERGE_NONE: the first) of entry
- * idx's group, idx excluded: its fold-equal twins.
- */
-uint32_t merge_twin(const struct merge *m, const struct cfs_names *nm, uint32_t idx,
-		    uint32_t after)
-{
-	const struct merge_entry *g = &m->e[idx];
-	const char *gs = m->arena + g->name;
-	size_t glen = strlen(gs);
-	uint32_t i = after == MERGE_NONE ? m->bucket[(uint32_t)g->hash & (m->nbuckets - 1)]
-					 : m->e[after].next;
-
-	for (; i != MERGE_NONE; i = m->e[i].next) {
 		const char *s = m->arena + m->e[i].name;
 
-		if (i != idx && m->e[i].hash == g->hash &&
-		    !(m->e[i].flags & (MERGE_WHITEOUT | MERGE_FREE)) &&
-		    names_match(nm, CFS_FOLD, s, strlen(s), gs, glen))
+		if (m->e[i].hash == key && names_match(nm, CFS_FOLD, s, strlen(s), name->s, name->len))
 			return i;
 	}
 	return MERGE_NONE;
 }
 
-/* The shown entry name finds, or MERGE_NONE; *whiteout as for group(). */
+/* The shown entry of name's group, or MERGE_NONE (*whiteout: the group's
+ * entry when it is a whiteout, else MERGE_NONE). */
 uint32_t merge_find(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
 		    uint32_t *whiteout)
 {
-	uint32_t i = group(m, nm, name, key_of(nm, name), whiteout);
+	uint32_t i = group(m, nm, name, key_of(nm, name));
+	bool wh = i != MERGE_NONE && (m->e[i].flags & MERGE_WHITEOUT);
 
-	return i != MERGE_NONE && (m->e[i].flags & MERGE_WHITEOUT) ? MERGE_NONE : i;
+	if (whiteout)
+		*whiteout = wh ? i : MERGE_NONE;
+	return wh ? MERGE_NONE : i;
 }
 
-static int add_part(struct merge *m, uint32_t idx, unsigned layer, const char *s, size_t len)
+/*
+ * Whether directory a (layer, spelling) gives the merged directory's inode
+ * number before directory b: the bottom layer's, and in it the smallest
+ * spelling (the part read first between equal ones: b, read before).
+ */
+static bool ino_before(unsigned alayer, const char *a, unsigned blayer, const char *b)
 {
-	uint32_t *link = &m->e[idx].lower;
-	int64_t off = 0;
-	bool fail = (m->np == m->pcap && grow((void **)&m->p, &m->pcap, sizeof(*m->p)) < 0) ||
-		    (off = store(m, s, len)) < 0;
+	return alayer != blayer ? alayer > blayer : strcmp(a, b) < 0;
+}
 
-	settle(m);
-	if (fail)
+/*
+ * Merges the directory (layer, from, spelling at off, number ino) into
+ * entry idx.  The entry's first part is kept the one whose number the
+ * directory shows (ino_before), so each new part is compared with the
+ * entry and that one only: a layer holding thousands of twins costs as
+ * many steps, not their square.
+ */
+static int add_part(struct merge *m, uint32_t idx, unsigned layer, unsigned from, uint32_t off,
+		    uint64_t ino)
+{
+	struct merge_entry *e = &m->e[idx];
+	struct merge_part *head;
+	const char *s = m->arena + off;
+	bool first;
+
+	if (m->np == m->pcap && grow((void **)&m->p, &m->pcap, sizeof(*m->p)) < 0)
 		return -ENOMEM;
-	while (*link != MERGE_NONE)
-		link = &m->p[*link].next;
-	m->p[m->np] = (struct merge_part){ .name = (uint32_t)off, .next = MERGE_NONE,
-					   .layer = (uint16_t)layer };
-	*link = m->np++;
+	settle(m);
+	e = &m->e[idx];
+	head = e->lower == MERGE_NONE ? NULL : &m->p[e->lower];
+	first = !head || ino_before(layer, s, head->layer, m->arena + head->name);
+	m->p[m->np] = (struct merge_part){ .name = off, .layer = (uint16_t)layer,
+					   .from = (uint16_t)from,
+					   .next = first ? e->lower : head->next };
+	if (first) {
+		if (ino_before(layer, s, e->layer, m->arena + e->name))
+			e->ino = ino;
+		e->lower = m->np;
+	} else {
+		head->next = m->np;
+	}
+	m->np++;
 	return 0;
 }
 
-/*
- * One name of layer's directory, below what the layers above gave; 1 if it
- * is the opaque marker file, else 0 or -errno.
- */
-/*
- * Whether the top layer's directory name (in topfd) is opaque: then it
- * hides, not merges, the directories below, and keeps its own inode
- * number — an upper directory made where a lower one was removed, or moved
- * over one, live and after a remount alike.
- */
-static bool top_opaque(int topfd, const char *name)
+/* Entry idx closes once the layer being read is read (a file or whiteout
+ * of its group there, beside directories that still merge). */
+static int close_later(struct merge *m, uint32_t idx)
 {
-	int fd = openat(topfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	bool opaque;
-
-	if (fd < 0)
-		return false;
-	opaque = marker_opaque(fd);
-	close(fd);
-	return opaque;
+	if (m->e[idx].flags & (MERGE_CLOSING | MERGE_CLOSED))
+		return 0;
+	if (m->nclosing == m->ccap && grow((void **)&m->closing, &m->ccap, sizeof(uint32_t)) < 0)
+		return -ENOMEM;
+	m->e[idx].flags |= MERGE_CLOSING;
+	m->closing[m->nclosing++] = idx;
+	return 0;
 }
 
+/* The layer read is read: what was to close, closes. */
+void merge_finish(struct merge *m)
+{
+	for (uint32_t i = 0; i < m->nclosing; i++) {
+		struct merge_entry *e = &m->e[m->closing[i]];
+
+		e->flags = (uint8_t)((e->flags & ~MERGE_CLOSING) | MERGE_CLOSED);
+	}
+	m->nclosing = 0;
+}
+
+/* Entry idx shows member o now, of its own layer (a directory over a file
+ * or a whiteout, a smaller spelling of its kind). */
+static int take(struct merge *m, uint32_t idx, const struct member *o)
+{
+	int64_t off = store(m, o->name->s, o->name->len);
+	struct merge_entry *e = &m->e[idx];
+
+	settle(m);
+	if (off < 0)
+		return -ENOMEM;
+	if (e->flags & MERGE_WHITEOUT)
+		m->live++;
+	e->flags &= (uint8_t)~(MERGE_WHITEOUT | MERGE_DOTWH);
+	e->name = (uint32_t)off;
+	e->from = (uint16_t)o->from;
+	e->type = o->type;
+	e->ino = o->ino;
+	return 0;
+}
+
+/* A twin directory of the entry's own layer with a smaller spelling: it is
+ * shown, and the one shown so far merges into it. */
+static int take_dir(struct merge *m, uint32_t idx, const struct member *o)
+{
+	struct merge_entry *e = &m->e[idx];
+	uint32_t was = e->name;
+	unsigned from = e->from;
+	uint64_t ino = e->ino;
+	int r;
+
+	if ((r = take(m, idx, o)) < 0)
+		return r;
+	e = &m->e[idx];
+	/* The new one gives the number unless a part below does. */
+	if (e->lower != MERGE_NONE &&
+	    !ino_before(o->layer, o->name->s, m->p[e->lower].layer,
+			m->arena + m->p[e->lower].name))
+		e->ino = ino;
+	return add_part(m, idx, e->layer, from, was, ino);
+}
+
+/* Member o of the layer that gives entry idx (a twin in that layer). */
+static int same_layer(struct merge *m, uint32_t idx, const struct member *o)
+{
+	struct merge_entry *e = &m->e[idx];
+	bool object = !(e->flags & MERGE_WHITEOUT);
+	int64_t off;
+
+	if (o->layer == 0 && object && !o->whiteout)
+		e->flags |= MERGE_UPTWINS;
+	if (o->whiteout)
+		return object ? close_later(m, idx) : 0;
+	if (!object) {
+		int r = take(m, idx, o);
+
+		return r < 0 ? r : close_later(m, idx);
+	}
+	if (e->type != DT_DIR && o->type == DT_DIR) {
+		int r = take(m, idx, o);
+
+		return r < 0 ? r : close_later(m, idx);
+	}
+	if (o->type != DT_DIR)
+		return e->type == DT_DIR ? close_later(m, idx)
+		       : strcmp(o->name->s, m->arena + e->name) < 0 ? take(m, idx, o) : 0;
+	if (strcmp(o->name->s, m->arena + e->name) < 0)
+		return take_dir(m, idx, o);
+	off = store(m, o->name->s, o->name->len);
+	settle(m);
+	return off < 0 ? -ENOMEM : add_part(m, idx, o->layer, o->from, (uint32_t)off, o->ino);
+}
+
+/* Member o of a layer below the one that gives entry idx. */
+static int below(struct merge *m, uint32_t idx, const struct member *o)
+{
+	struct merge_entry *e = &m->e[idx];
+	int64_t off;
+
+	e->flags |= MERGE_COVERS;
+	if (e->flags & MERGE_CLOSED)
+		return 0;
+	if ((e->flags & (MERGE_WHITEOUT | MERGE_OPAQUE)) || e->type != DT_DIR) {
+		e->flags |= MERGE_CLOSED;
+		return 0;
+	}
+	if (o->whiteout || o->type != DT_DIR)
+		return close_later(m, idx);
+	off = store(m, o->name->s, o->name->len);
+	settle(m);
+	return off < 0 ? -ENOMEM : add_part(m, idx, o->layer, o->from, (uint32_t)off, o->ino);
+}
+
+/* One name of a part of the directory; 1 if it is the opaque marker file,
+ * else 0 or -errno. */
 static int read_one(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-		    unsigned layer, int dirfd, int topfd, const struct dirent64 *de,
+		    unsigned layer, unsigned from, int dirfd, const struct dirent64 *de,
 		    enum marker_dir md)
 {
 	const char *dotwh = marker_dotwh(de->d_name);
 	struct cfs_name name = names_name(dotwh ? dotwh : de->d_name);
-	uint64_t key;
-	bool wh = dotwh || marker_is_whiteout(dirfd, de->d_name, de->d_type, md);
-	unsigned char type = de->d_type;
-	uint32_t top;
-	struct merge_entry *e;
+	struct member o = { .name = &name, .layer = layer, .from = from, .type = de->d_type,
+			    .ino = layer_ino(ls, layer, de->d_ino), .dotwh = dotwh != NULL };
 	struct stat st;
+	uint32_t key, idx;
 
 	if (dotwh && !*dotwh)
 		return 1;
+	o.whiteout = dotwh || marker_is_whiteout(dirfd, de->d_name, de->d_type, md);
+	if (o.type == DT_UNKNOWN && fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		o.type = IFTODT(st.st_mode);
 	key = key_of(nm, &name);
-	top = cover(m, nm, &name, key, layer);
-	if (type == DT_UNKNOWN && fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		type = IFTODT(st.st_mode);
-	if (top == MERGE_NONE)
-		return add_keyed(m, &name, key, layer, type, layer_ino(ls, layer, de->d_ino),
-				 (wh ? MERGE_WHITEOUT : 0) | (dotwh ? MERGE_DOTWH : 0)) ==
-		       MERGE_NONE ? -ENOMEM : 0;
-	e = &m->e[top];
-	if (e->flags & MERGE_CLOSED)
-		return 0;
-	if ((e->flags & (MERGE_WHITEOUT | MERGE_OPAQUE)) || e->type != DT_DIR || wh ||
-	    type != DT_DIR) {
-		e->flags |= MERGE_CLOSED;
-		return 0;
-	}
-	if (e->lower == MERGE_NONE && e->layer == m->top_layer && topfd >= 0 &&
-	    top_opaque(topfd, m->arena + e->name)) {
-		e->flags |= MERGE_CLOSED | MERGE_OPAQUE;
-		return 0;
-	}
-	/* The bottom directory's number: what copying up leaves unchanged. */
-	e->ino = layer_ino(ls, layer, de->d_ino);
-	return add_part(m, top, layer, name.s, name.len) < 0 ? -ENOMEM : 0;
+	idx = group(m, nm, &name, key);
+	if (idx == MERGE_NONE)
+		return add_keyed(m, &o, key, (o.whiteout ? MERGE_WHITEOUT : 0) |
+					     (o.dotwh ? MERGE_DOTWH : 0)) == MERGE_NONE ? -ENOMEM : 0;
+	return m->e[idx].layer == layer ? same_layer(m, idx, &o) : below(m, idx, &o);
 }
 
 /*
- * Adds the directory dirfd (open for reading, at its start) of layer,
- * below every layer read before; topfd is the first one read (-1 while
- * that one is read).  Returns 1 if it is opaque (no layer
- * further down merges into it), 0, or -errno.  The listing is read with
- * getdents64 straight into one buffer: a merge reads one directory per
- * layer, so each system call saved is saved hundreds of times.
+ * Adds part `from` of the directory, the directory dirfd (open for reading,
+ * at its start) of layer, below every layer read before and beside the
+ * parts of its own layer read before (twins, read in order of spelling).
+ * Returns 1 if it is opaque (no layer further down merges into it), 0, or
+ * -errno.  The listing is read with getdents64 straight into one buffer:
+ * a merge reads one directory per layer, so each system call saved is
+ * saved hundreds of times.
  */
 int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-	       unsigned layer, int dirfd, int topfd)
+	       unsigned layer, unsigned from, int dirfd)
 {
 	enum marker_dir md = marker_dir(dirfd);
 	_Alignas(struct dirent64) char buf[32768];
@@ -400,8 +436,9 @@ int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers 
 	ssize_t n;
 	int r;
 
-	if (topfd < 0)
-		m->top_layer = layer;
+	if (layer != m->layer)
+		merge_finish(m);
+	m->layer = layer;
 	while ((n = getdents64(dirfd, buf, sizeof(buf))) > 0) {
 		for (ssize_t off = 0; off < n;) {
 			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
@@ -409,7 +446,7 @@ int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers 
 			off += de->d_reclen;
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 				continue;
-			if ((r = read_one(m, nm, ls, layer, dirfd, topfd, de, md)) < 0)
+			if ((r = read_one(m, nm, ls, layer, from, dirfd, de, md)) < 0)
 				return r;
 			opaque |= r == 1;
 		}
@@ -417,11 +454,52 @@ int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers 
 	return n < 0 ? -errno : opaque;
 }
 
+/*
+ * The next entry after `after` (MERGE_NONE: the first) that the upper
+ * layer (layer 0) shows as a directory with parts below it: those the
+ * build asks whether the upper layer holds them opaque (merge_seal).  A
+ * lower layer's opaque directory hides what is below it in its own build,
+ * but its number is taken as if it merged (the bottom part's), so that
+ * it stays the same when it is copied up, and the copy is not opaque.
+ */
+uint32_t merge_merged(const struct merge *m, uint32_t after)
+{
+	for (uint32_t i = after == MERGE_NONE ? 0 : after + 1; i < m->n; i++) {
+		const struct merge_entry *e = &m->e[i];
+
+		if (!(e->flags & (MERGE_FREE | MERGE_WHITEOUT)) && e->layer == 0 &&
+		    e->lower != MERGE_NONE && m->p[e->lower].layer != 0)
+			return i;
+	}
+	return MERGE_NONE;
+}
+
+/*
+ * The upper layer holds entry idx opaque: the parts below it go, and it
+ * shows ino, its own directory's number (of its smallest spelling), live
+ * as after a remount, where a directory made where a lower one was
+ * removed, or moved over one, keeps the number it was made with.
+ */
+void merge_seal(struct merge *m, uint32_t idx, uint64_t ino)
+{
+	struct merge_entry *e = &m->e[idx];
+	uint32_t *link = &e->lower;
+
+	while (*link != MERGE_NONE) {
+		if (m->p[*link].layer != e->layer)
+			*link = m->p[*link].next;
+		else
+			link = &m->p[*link].next;
+	}
+	e->ino = ino;
+	e->flags |= MERGE_CLOSED;
+}
+
 /* Removes entry idx (a hole stays). */
 void merge_remove(struct merge *m, uint32_t idx)
 {
 	struct merge_entry *e = &m->e[idx];
-	uint32_t *link = &m->bucket[(uint32_t)e->hash & (m->nbuckets - 1)];
+	uint32_t *link = &m->bucket[e->hash & (m->nbuckets - 1)];
 
 	while (*link != idx)
 		link = &m->e[*link].next;
@@ -433,37 +511,34 @@ void merge_remove(struct merge *m, uint32_t idx)
 }
 
 /*
- * Entry idx was copied up: the upper layer shows it now, over what it
- * showed before (a directory's old top becomes its first merged part).
+ * Entry idx was copied up into the directory's upper part `from`: the
+ * upper layer shows it now, over what it showed before (a directory's old
+ * top merges into it, and its number stays).
  */
-void merge_raise(struct merge *m, uint32_t idx)
+void merge_raise(struct merge *m, uint32_t idx, unsigned from)
 {
 	struct merge_entry *e = &m->e[idx];
-	uint32_t old;
 
 	if (e->layer == 0)
 		return;
-	if (e->type == DT_DIR &&
-	    (m->np < m->pcap || grow((void **)&m->p, &m->pcap, sizeof(*m->p)) == 0)) {
-		old = e->lower;
-		m->p[m->np] = (struct merge_part){ .name = e->name, .next = old,
-						   .layer = e->layer };
-		e->lower = m->np++;
-		settle(m);
-	}
+	if (e->type == DT_DIR)
+		add_part(m, idx, e->layer, e->from, e->name, e->ino);  /* ENOMEM: not merged */
+	e = &m->e[idx];
 	e->layer = 0;
+	e->from = (uint16_t)from;
 	e->flags |= MERGE_COVERS;
 }
 
-/* Shown entry idx was removed, and a whiteout in the upper layer hides
- * what it covered. */
-void merge_hide(struct merge *m, uint32_t idx)
+/* Shown entry idx was removed, and a whiteout in the directory's upper
+ * part `from` hides what it covered. */
+void merge_hide(struct merge *m, uint32_t idx, unsigned from)
 {
 	struct merge_entry *e = &m->e[idx];
 
 	if (!(e->flags & MERGE_WHITEOUT))
 		m->live--;
 	e->layer = 0;
+	e->from = (uint16_t)from;
 	e->type = DT_CHR;
 	e->flags = MERGE_WHITEOUT | MERGE_COVERS | MERGE_CLOSED;
 	e->lower = MERGE_NONE;
@@ -496,14 +571,16 @@ uint32_t merge_next(const struct merge *m, uint32_t idx)
 	return MERGE_NONE;
 }
 
-/* Part's layer and spelling; returns the next part down, or MERGE_NONE. */
-uint32_t merge_part(const struct merge *m, uint32_t part, unsigned *layer, const char **name)
+/* Part's layer, the directory's part holding it and its spelling; returns
+ * the next part, or MERGE_NONE. */
+uint32_t merge_part(const struct merge *m, uint32_t part, unsigned *layer, unsigned *from,
+		    const char **name)
 {
 	*layer = m->p[part].layer;
+	*from = m->p[part].from;
 	*name = m->arena + m->p[part].name;
 	return m->p[part].next;
 }
-
 bool merge_empty(const struct merge *m)
 {
 	return m->live == 0;

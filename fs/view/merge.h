@@ -1,9 +1,11 @@
 /*
- * The merged index of one directory of an overlay view (merge.c): every
- * name the view shows there, from every layer, keyed by the fold rule's
- * hash, built once from each layer's listing and then kept current by the
- * view's own changes (the layers change only through the view while it is
- * mounted).  Callers serialise access (view.h says how).
+ * The merged index of one directory of an overlay view (merge.c): one
+ * entry per group of fold-equal names the view shows there (or hides with
+ * a whiteout), from every layer and every twin directory of a layer, keyed
+ * by the fold rule's hash, built once from each part's listing and then
+ * kept current by the view's own changes (the layers change only through
+ * the view while it is mounted).  Callers serialise access (view.h says
+ * how).
  */
 #ifndef CFS_MERGE_H
 #define CFS_MERGE_H
@@ -26,18 +28,29 @@ enum {
 	MERGE_OPAQUE = 8,    /* a directory made opaque by the view */
 	MERGE_FREE = 16,     /* removed: a hole in the entry array */
 	MERGE_DOTWH = 32,    /* a whiteout stored as the file ".wh." + name */
+	MERGE_CLOSING = 64,  /* closed once the layer being read is read: a
+				file or whiteout of the group there, beside the
+				directories of that layer that still merge */
+	MERGE_UPTWINS = 128, /* the upper layer holds another object of the
+				group, hidden by this one (merge_read) */
 };
 
-/* One name shown (or hidden by a whiteout) in the directory. */
+/*
+ * One group shown (or hidden by a whiteout) in the directory.  Its object
+ * is the name `name` in the directory's part `from` (an index into the
+ * directory node's parts, view.h), in layer `layer`.
+ */
 struct merge_entry {
-	uint64_t hash;       /* the fold rule's hash of the name */
 	uint64_t ino;        /* the view's inode number (layer_ino) */
 	void *node;          /* the view's node for it, or NULL */
-	uint32_t name;       /* its spelling in the top layer (merge_name) */
+	uint32_t hash;       /* the fold rule's hash of the name (its low half) */
+	uint32_t name;       /* the spelling shown (merge_name) */
 	uint32_t next;       /* next entry of its hash bucket */
-	uint32_t lower;      /* directories below merged into it (merge_part) */
-	uint16_t layer;      /* the top layer holding it */
-	uint8_t type;        /* DT_* of the top object */
+	uint32_t lower;      /* the group's other directories merged into it
+				(merge_part): its layer's twins, then below */
+	uint16_t layer;      /* the top layer holding the group */
+	uint16_t from;       /* the directory's part holding the object */
+	uint8_t type;        /* DT_* of the object */
 	uint8_t flags;       /* MERGE_* */
 };
 
@@ -46,21 +59,24 @@ struct merge;
 struct merge *merge_new(atomic_size_t *total);
 void merge_free(struct merge *m);
 int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-	       unsigned layer, int dirfd, int topfd);
+	       unsigned layer, unsigned from, int dirfd);
+void merge_finish(struct merge *m);
+uint32_t merge_merged(const struct merge *m, uint32_t after);
+void merge_seal(struct merge *m, uint32_t idx, uint64_t ino);
 uint32_t merge_find(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
 		    uint32_t *whiteout);
 uint32_t merge_add(struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
-		   unsigned layer, unsigned char type, uint64_t ino, unsigned flags);
-uint32_t merge_twin(const struct merge *m, const struct cfs_names *nm, uint32_t idx,
-		    uint32_t after);
+		   unsigned layer, unsigned from, unsigned char type, uint64_t ino,
+		   unsigned flags);
 void merge_remove(struct merge *m, uint32_t idx);
-void merge_raise(struct merge *m, uint32_t idx);
-void merge_hide(struct merge *m, uint32_t idx);
+void merge_raise(struct merge *m, uint32_t idx, unsigned from);
+void merge_hide(struct merge *m, uint32_t idx, unsigned from);
 struct merge_entry *merge_entry(const struct merge *m, uint32_t idx);
 const char *merge_name(const struct merge *m, uint32_t idx);
 void merge_stored(const struct merge *m, uint32_t idx, char *buf, size_t len);
 uint32_t merge_next(const struct merge *m, uint32_t idx);
-uint32_t merge_part(const struct merge *m, uint32_t part, unsigned *layer, const char **name);
+uint32_t merge_part(const struct merge *m, uint32_t part, unsigned *layer, unsigned *from,
+		    const char **name);
 bool merge_empty(const struct merge *m);
 size_t merge_memory(const struct merge *m);
 

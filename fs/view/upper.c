@@ -48,13 +48,24 @@ int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid, mode_t mode
 	return 0;
 }
 
-/* dir's directory in the upper layer, O_PATH (the caller closes it). */
-int upper_open(struct view *v, struct view_node *dir)
+/* dir's part `part` (of the upper layer), O_PATH (the caller closes it). */
+int upper_open_part(struct view *v, struct view_node *dir, unsigned part)
 {
 	char path[PATH_MAX];
-	int r = view_path(v, dir, 0, path, sizeof(path));
+	int r = view_part_path(v, dir, part, NULL, path, sizeof(path));
 
 	return r < 0 ? r : layer_open(&v->layers, 0, path, O_PATH | O_DIRECTORY, 0);
+}
+
+/* dir's directory in the upper layer where new names go (view_upper_part),
+ * O_PATH; *part: which part it is, if part is not NULL. */
+int upper_open(struct view *v, struct view_node *dir, unsigned *part)
+{
+	int r = view_upper_part(v, dir);
+
+	if (r >= 0 && part)
+		*part = (unsigned)r;
+	return r < 0 ? r : upper_open_part(v, dir, (unsigned)r);
 }
 
 /* The nearest ancestor-or-self of n (a directory) the upper layer lacks,
@@ -65,7 +76,7 @@ static struct view_node *first_missing(struct view *v, struct view_node *n)
 
 	pthread_mutex_lock(&v->node_lock);
 	for (; n != v->root; n = n->parent)
-		if (n->d->parts[0].layer != 0)
+		if (!view_in_upper(n))
 			missing = n;
 	pthread_mutex_unlock(&v->node_lock);
 	return missing;
@@ -84,12 +95,13 @@ static int copy_attrs(struct view *v, const char *tmp, const struct stat *st)
 	return utimensat(w, tmp, ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
-/* Moves the finished tmp to name in n's parent and records the copy (the
- * parent's index held, raise_group). */
+/* Moves the finished tmp to name in n's parent's upper part and records
+ * the copy (the parent's index held). */
 static int raise_node(struct view *v, struct view_node *n, const char *tmp, bool isdir)
 {
 	struct view_node *p = n->parent;
-	int pfd = upper_open(v, p), r;
+	unsigned part;
+	int pfd = upper_open(v, p, &part), r;
 
 	if (pfd < 0)
 		return pfd;
@@ -98,26 +110,13 @@ static int raise_node(struct view *v, struct view_node *n, const char *tmp, bool
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(&v->node_lock);
-	if (isdir) {
-		struct view_part *np = realloc(n->d->parts, (n->d->nparts + 1) * sizeof(*np));
-		char *name = strdup(n->name);
-
-		if (np && name) {
-			memmove(np + 1, np, n->d->nparts * sizeof(*np));
-			np[0] = (struct view_part){ .layer = 0, .name = name };
-			n->d->parts = np;
-			n->d->nparts++;
-		} else {
-			free(name);
-			if (np)
-				n->d->parts = np;
-			r = -ENOMEM;
-		}
-	}
+	if (isdir)
+		r = view_add_part(n, 0, part, n->name);
 	if (r == 0) {
 		n->layer = 0;
+		n->from = part;
 		if (!n->gone)
-			merge_raise(p->d->index, n->idx);
+			merge_raise(p->d->index, n->idx, part);
 	}
 	pthread_mutex_unlock(&v->node_lock);
 	return r;
@@ -169,7 +168,10 @@ static int copy_dir_one(struct view *v, struct view_node *n)
 	struct stat st;
 	int r;
 
-	if (n->d->parts[0].layer == 0)
+	pthread_mutex_lock(&v->node_lock);
+	r = view_in_upper(n);
+	pthread_mutex_unlock(&v->node_lock);
+	if (r)
 		return 0;
 	r = view_stat(v, n, &st);  /* mode, owner, times: what a copy keeps */
 	upper_temp(tmp);
@@ -184,48 +186,6 @@ static int copy_dir_one(struct view *v, struct view_node *n)
 	return r;
 }
 
-static int copy_file_one(struct view *v, struct view_node *n);
-
-static int copy_one(struct view *v, struct view_node *n)
-{
-	return n->d ? copy_dir_one(v, n) : copy_file_one(v, n);
-}
-
-/*
- * Copies n up and, with it, every other entry of its group that n's
- * parent shows from a lower layer: fold-equal twins of one lower directory
- * are copied up together, so that the upper layer holds every spelling of
- * the group the view shows before any of them changes, and the index
- * rebuilt at the next mount hides exactly what the live one hides (the
- * rule for twins, fs/README.md).  The parent's change lock held, and its
- * index (view_index: n's entry and its twins are read there).
- */
-static int raise_group(struct view *v, struct view_node *n)
-{
-	struct view_node *p = n->parent;
-	uint32_t i = MERGE_NONE;
-	int r = copy_one(v, n);
-
-	while (r == 0) {
-		struct view_node *t = NULL;
-
-		pthread_mutex_lock(&v->node_lock);
-		do
-			i = n->gone ? MERGE_NONE : merge_twin(p->d->index, &v->names, n->idx, i);
-		while (i != MERGE_NONE && merge_entry(p->d->index, i)->layer == 0);
-		if (i != MERGE_NONE && (t = view_child(v, p, i)))
-			t->nlookup++;
-		pthread_mutex_unlock(&v->node_lock);
-		if (i == MERGE_NONE)
-			break;
-		if (!t)
-			return -ENOMEM;
-		r = copy_one(v, t);
-		view_forget(v, t, 1);
-	}
-	return r;
-}
-
 /* Gives directory n, whose parent the upper layer has, its upper copy. */
 static int copy_dir(struct view *v, struct view_node *n)
 {
@@ -235,7 +195,7 @@ static int copy_dir(struct view *v, struct view_node *n)
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(&p->d->change);
-	r = raise_group(v, n);
+	r = copy_dir_one(v, n);
 	pthread_mutex_unlock(&p->d->change);
 	view_index_done(v, p);
 	return r;
@@ -341,7 +301,9 @@ static int copy_file_one(struct view *v, struct view_node *n)
 }
 
 /*
- * Copies the non-directory n up: its parent first, then n and its twins.
+ * Copies the non-directory n up: its parent first, then n alone (the
+ * group's other objects stay where they are, hidden by the copy, which is
+ * of the top layer now).
  * A rename (which copies n up itself) may move n between the read of its
  * parent and the hold of that parent's change lock: then n's new parent
  * is the one to look at.
@@ -365,7 +327,7 @@ int upper_copy(struct view *v, struct view_node *n)
 		pthread_mutex_lock(&v->node_lock);
 		moved = n->parent != p;
 		pthread_mutex_unlock(&v->node_lock);
-		r = moved ? 0 : n->gone ? -ENOENT : raise_group(v, n);
+		r = moved ? 0 : n->gone ? -ENOENT : copy_file_one(v, n);
 		pthread_mutex_unlock(&p->d->change);
 		view_index_done(v, p);
 	} while (moved);
@@ -392,16 +354,20 @@ static int whiteout_at(struct view *v, int dirfd, const char *name, unsigned fla
 	return r;
 }
 
+/* Whether name in dirfd is a whiteout this view writes (0/0). */
+static bool whiteout_there(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR(st.st_mode) &&
+	       st.st_rdev == makedev(0, 0);
+}
+
 /* Keeps the whiteout that came to name in dirfd as one this view writes:
  * a whiteout marked by an xattr is one only in a directory marked too. */
 static int keep_whiteout(struct view *v, int dirfd, const char *name)
 {
-	struct stat st;
-
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR(st.st_mode) &&
-	    st.st_rdev == makedev(0, 0))
-		return 0;
-	return whiteout_at(v, dirfd, name, 0);
+	return whiteout_there(dirfd, name) ? 0 : whiteout_at(v, dirfd, name, 0);
 }
 
 /*
@@ -413,16 +379,21 @@ static int keep_whiteout(struct view *v, int dirfd, const char *name)
  * the whiteout goes after: a daemon killed in between leaves both, which
  * the view reads as the move done (in one directory an object goes before
  * a whiteout of its group, merge.c) — never the lower name back, nor the
- * object under a spelling nobody asked for.
+ * object under a spelling nobody asked for.  A group may have several
+ * whiteouts in one directory (such a kill, another tool): the index
+ * records one (m->old), and one of to's very spelling is found here.
  */
 int upper_move(struct view *v, const struct upper_move *m)
 {
 	unsigned flags = (m->replace ? 0 : RENAME_NOREPLACE) | (m->behind ? RENAME_WHITEOUT : 0);
+	bool exact = *m->old && strcmp(m->old, m->to) == 0;
 	int r;
 
-	if (*m->old && strcmp(m->old, m->to) == 0) {
+	if (exact || (!m->replace && whiteout_there(m->tofd, m->to))) {
 		if (renameat2(m->fromfd, m->from, m->tofd, m->to, RENAME_EXCHANGE) < 0)
 			return -errno;
+		if (*m->old && !exact)
+			unlinkat(m->tofd, m->old, 0);
 		if (m->behind)
 			return keep_whiteout(v, m->fromfd, m->from);
 		unlinkat(m->fromfd, m->from, 0);
@@ -440,29 +411,28 @@ int upper_move(struct view *v, const struct upper_move *m)
 }
 
 /*
- * Moves the finished tmp to name in dir's upper directory, over the
- * group's whiteout there (whiteout: its index entry, or MERGE_NONE).
+ * Moves the finished tmp to name in dir's upper layer, over the group's
+ * whiteout there, in the whiteout's part (whiteout: the group's entry,
+ * MERGE_NONE if none), else in the part new names go to; *part: where.
  */
 int upper_place(struct view *v, struct view_node *dir, const char *tmp, const char *name,
-		uint32_t whiteout)
+		uint32_t whiteout, unsigned *part)
 {
 	char old[CFS_NAME_MAX + 8] = "";
-	int pfd = upper_open(v, dir), r;
+	int pfd, r;
 
+	pthread_mutex_lock(&v->node_lock);
+	if (whiteout != MERGE_NONE && merge_entry(dir->d->index, whiteout)->layer == 0) {
+		merge_stored(dir->d->index, whiteout, old, sizeof(old));
+		*part = merge_entry(dir->d->index, whiteout)->from;
+	}
+	pthread_mutex_unlock(&v->node_lock);
+	pfd = *old ? upper_open_part(v, dir, *part) : upper_open(v, dir, part);
 	if (pfd < 0)
 		return pfd;
-	pthread_mutex_lock(&v->node_lock);
-	if (whiteout != MERGE_NONE && merge_entry(dir->d->index, whiteout)->layer == 0)
-		merge_stored(dir->d->index, whiteout, old, sizeof(old));
-	pthread_mutex_unlock(&v->node_lock);
 	r = upper_move(v, &(struct upper_move){ .fromfd = v->layers.workfd, .from = tmp,
 						.tofd = pfd, .to = name, .old = old });
 	close(pfd);
-	if (r == 0 && *old) {
-		pthread_mutex_lock(&v->node_lock);
-		merge_remove(dir->d->index, whiteout);
-		pthread_mutex_unlock(&v->node_lock);
-	}
 	return r;
 }
 
@@ -523,16 +493,17 @@ int upper_clear_dir(struct view *v, int pfd, const char *name)
 }
 
 /*
- * Puts a whiteout at name in dir's upper directory: where nothing is, or in
- * one step over the upper object there (a directory, which can hold only
- * whiteouts then, trades places with it and is emptied in the work dir).
+ * Puts a whiteout at name in dir's upper part `part`: where nothing is, or
+ * in one step over the upper object there (a directory, which can hold
+ * only whiteouts then, trades places with it and is emptied in the work
+ * directory).
  */
-int upper_whiteout(struct view *v, struct view_node *dir, const char *name,
+int upper_whiteout(struct view *v, struct view_node *dir, unsigned part, const char *name,
 		   enum upper_over over)
 {
 	static const unsigned flags[] = { [UPPER_NEW] = RENAME_NOREPLACE, [UPPER_OVER_FILE] = 0,
 					  [UPPER_OVER_DIR] = RENAME_EXCHANGE };
-	int pfd = upper_open(v, dir), r;
+	int pfd = upper_open_part(v, dir, part), r;
 
 	if (pfd < 0)
 		return pfd;
@@ -542,13 +513,14 @@ int upper_whiteout(struct view *v, struct view_node *dir, const char *name,
 }
 
 /*
- * Removes the upper object name of dir that covers nothing below.  A
- * directory may still hold whiteouts of what it once covered: it is moved
- * to the work directory and emptied there.
+ * Removes the upper object name of dir's part `part` that covers nothing
+ * below.  A directory may still hold whiteouts of what it once covered: it
+ * is moved to the work directory and emptied there.
  */
-int upper_discard(struct view *v, struct view_node *dir, const char *name, bool isdir)
+int upper_discard(struct view *v, struct view_node *dir, unsigned part, const char *name,
+		  bool isdir)
 {
-	int pfd = upper_open(v, dir), r;
+	int pfd = upper_open_part(v, dir, part), r;
 	char tmp[32];
 
 	if (pfd < 0)
@@ -564,19 +536,80 @@ int upper_discard(struct view *v, struct view_node *dir, const char *name, bool 
 	return r;
 }
 
-/* Whether dir's upper directory name is opaque (nothing below shows in it). */
-bool upper_opaque(struct view *v, struct view_node *dir, const char *name)
+/* The objects of cn's group in the open directory dirfd but keep: their
+ * names, one after another, NUL-terminated, in buf (as many as fit). */
+static size_t group_objects(struct view *v, int dirfd, const struct cfs_name *cn,
+			    const char *keep, char *buf, size_t len)
 {
-	int pfd = upper_open(v, dir), fd;
-	bool opaque;
+	_Alignas(struct dirent64) char de_buf[8192];
+	enum marker_dir md = marker_dir(dirfd);
+	size_t used = 0;
+	ssize_t n;
 
-	if (pfd < 0)
-		return false;
-	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(pfd);
-	if (fd < 0)
-		return false;
-	opaque = marker_opaque(fd);
-	close(fd);
-	return opaque;
+	while ((n = getdents64(dirfd, de_buf, sizeof(de_buf))) > 0)
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(de_buf + off);
+			size_t l = strlen(de->d_name);
+
+			off += de->d_reclen;
+			if ((keep && strcmp(de->d_name, keep) == 0) || marker_dotwh(de->d_name) ||
+			    !names_match(&v->names, CFS_FOLD, de->d_name, l, cn->s, cn->len) ||
+			    marker_is_whiteout(dirfd, de->d_name, de->d_type, md) ||
+			    used + l + 1 > len)
+				continue;
+			memcpy(buf + used, de->d_name, l + 1);
+			used += l + 1;
+		}
+	return used;
+}
+
+/*
+ * Whites out every object of cn's group that dir's upper parts hold but
+ * the one named keep in part `part` (keep NULL: all of them): the twins an
+ * upper layer may hold (written by hand, or by a casefoldfs before issue
+ * 41), which the group's shown object hid, and which would show once it
+ * goes.  A whiteout beside the object of its group that stays is what
+ * a kill between two moves leaves too (upper_move): the object shows.
+ * Done before the change to the shown object, so that a kill in between
+ * leaves the view as it was (the shown object hid them).  Change lock.
+ */
+int upper_losers(struct view *v, struct view_node *dir, const struct cfs_name *cn,
+		 unsigned part, const char *keep)
+{
+	char names[4 * (CFS_NAME_MAX + 1)], path[PATH_MAX];
+
+	for (unsigned i = 0;; i++) {
+		bool last, upper;
+		size_t used;
+		int fd, r;
+
+		pthread_mutex_lock(&v->node_lock);
+		last = i >= dir->d->nparts;
+		upper = !last && dir->d->parts[i].layer == 0 && dir->d->parts[i].name;
+		pthread_mutex_unlock(&v->node_lock);
+		if (last)
+			return 0;
+		if (!upper)
+			continue;
+		if ((r = view_part_path(v, dir, i, NULL, path, sizeof(path))) < 0 ||
+		    (fd = r = layer_open(&v->layers, 0, path, O_RDONLY | O_DIRECTORY, 0)) < 0)
+			return r;
+		/* A pass whites out what fits in names; the next finds the rest. */
+		do {
+			used = lseek(fd, 0, SEEK_SET) < 0 ? 0
+				: group_objects(v, fd, cn, i == part ? keep : NULL, names,
+						sizeof(names));
+			for (size_t k = 0, l; r >= 0 && k < used; k += l + 1) {
+				struct stat st;
+
+				l = strlen(names + k);
+				r = fstatat(fd, names + k, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno
+				    : whiteout_at(v, fd, names + k,
+						  S_ISDIR(st.st_mode) ? RENAME_EXCHANGE : 0);
+			}
+		} while (r >= 0 && used > 0);
+		close(fd);
+		if (r < 0)
+			return r;
+	}
 }

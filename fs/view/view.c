@@ -57,7 +57,7 @@ static void node_free(struct view_node *n)
 	free(n);
 }
 
-static int add_part(struct view_dir *d, unsigned layer, const char *name)
+static int add_part(struct view_dir *d, unsigned layer, unsigned from, const char *name)
 {
 	struct view_part *np = realloc(d->parts, (d->nparts + 1) * sizeof(*np));
 
@@ -65,6 +65,7 @@ static int add_part(struct view_dir *d, unsigned layer, const char *name)
 		return -ENOMEM;
 	d->parts = np;
 	np[d->nparts].layer = layer;
+	np[d->nparts].from = from;
 	np[d->nparts].name = strdup(name);
 	if (!np[d->nparts].name)
 		return -ENOMEM;
@@ -86,7 +87,7 @@ int view_init(struct view *v)
 	v->root->nlookup = 1;  /* never forgotten */
 	v->root->name = strdup("");
 	for (unsigned i = 0; i < v->layers.n; i++)
-		if (!v->root->name || add_part(v->root->d, i, "") < 0)
+		if (!v->root->name || add_part(v->root->d, i, 0, "") < 0)
 			return -ENOMEM;
 	/* The bottom layer's root: its number stays when anything is copied up. */
 	if (fstat(v->layers.l[v->layers.n - 1].fd, &st) < 0)
@@ -120,53 +121,121 @@ uint64_t view_id(const struct view *v, const struct view_node *n)
 	return n == v->root ? FUSE_ROOT_ID : (uint64_t)(uintptr_t)n;
 }
 
-/* n's spelling in layer, or NULL if that layer does not hold it (node lock). */
-static const char *spelling(const struct view_node *n, unsigned layer)
-{
-	if (!n->d)
-		return n->layer == layer ? n->name : NULL;
-	for (unsigned i = 0; i < n->d->nparts; i++)
-		if (n->d->parts[i].layer == layer)
-			return n->d->parts[i].name;
-	return NULL;
-}
-
 /*
- * n's path inside layer, relative to the layer's root ("" for the root),
- * written from the end of buf; -ENOENT if that layer does not hold n,
+ * The path of name (NULL: of the part itself) inside dir's part `part`,
+ * relative to its layer's root ("" for the root), written from the end of
+ * buf; *layer: that layer.  -ENOENT if dir or an ancestor is gone,
  * -ENAMETOOLONG past len - 1 bytes.  Node lock.
  */
-static int path_locked(struct view *v, struct view_node *n, unsigned layer, char *buf,
-		       size_t len)
+static int part_path_locked(struct view *v, struct view_node *dir, unsigned part,
+			    const char *name, char *buf, size_t len, unsigned *layer)
 {
 	size_t pos = len - 1;
 
 	buf[pos] = '\0';
-	for (; n != v->root; n = n->parent) {
-		const char *s = n->gone ? NULL : spelling(n, layer);
-		size_t l = s ? strlen(s) : 0;
+	for (const char *s = name; s || dir != v->root;) {
+		size_t l;
 
-		if (!s)
-			return -ENOENT;
+		if (!s) {
+			const struct view_part *p = &dir->d->parts[part];
+
+			if (dir->gone || !p->name)
+				return -ENOENT;
+			s = p->name;
+			part = p->from;
+			dir = dir->parent;
+		}
+		l = strlen(s);
 		if (pos < l + (pos < len - 1))
 			return -ENAMETOOLONG;
 		if (pos < len - 1)
 			buf[--pos] = '/';  /* between this name and the one below it */
 		pos -= l;
 		memcpy(buf + pos, s, l);
+		s = NULL;
 	}
+	*layer = v->root->d->parts[part].layer;
 	memmove(buf, buf + pos, len - pos);
 	return 0;
 }
 
-int view_path(struct view *v, struct view_node *n, unsigned layer, char *buf, size_t len)
+int view_part_path(struct view *v, struct view_node *dir, unsigned part, const char *name,
+		   char *buf, size_t len)
+{
+	unsigned layer;
+	int r;
+
+	pthread_mutex_lock(&v->node_lock);
+	r = part_path_locked(v, dir, part, name, buf, len, &layer);
+	pthread_mutex_unlock(&v->node_lock);
+	return r;
+}
+
+/* The index of dir's top part: the first read (node lock). */
+static unsigned top_part(const struct view_node *dir)
+{
+	unsigned best = 0;
+
+	for (unsigned i = 1; i < dir->d->nparts; i++)
+		if (dir->d->parts[i].name && (!dir->d->parts[best].name ||
+					      dir->d->parts[i].layer < dir->d->parts[best].layer))
+			best = i;
+	return best;
+}
+
+/* The part of dir in the upper layer where the view makes new names: the
+ * first of layer 0 (the one copy-up made, or the smallest spelling of the
+ * upper layer's twins); -ENOENT if there is none (node lock). */
+static int upper_part_locked(const struct view_node *dir)
+{
+	for (unsigned i = 0; i < dir->d->nparts; i++)
+		if (dir->d->parts[i].layer == 0 && dir->d->parts[i].name)
+			return (int)i;
+	return -ENOENT;
+}
+
+/* Whether the upper layer holds dir (node lock). */
+bool view_in_upper(const struct view_node *dir)
+{
+	return upper_part_locked(dir) >= 0;
+}
+
+/* dir merges the directory name of its parent's part `from` in layer too
+ * (a copy-up made it; node lock). */
+int view_add_part(struct view_node *dir, unsigned layer, unsigned from, const char *name)
+{
+	return add_part(dir->d, layer, from, name);
+}
+
+int view_upper_part(struct view *v, struct view_node *dir)
 {
 	int r;
 
 	pthread_mutex_lock(&v->node_lock);
-	r = path_locked(v, n, layer, buf, len);
+	r = upper_part_locked(dir);
 	pthread_mutex_unlock(&v->node_lock);
 	return r;
+}
+
+/* n's object's path (*layer: its layer), as for part_path_locked. */
+static int node_path_locked(struct view *v, struct view_node *n, char *buf, size_t len,
+			    unsigned *layer)
+{
+	unsigned top;
+
+	if (!n->d)
+		return n->gone ? -ENOENT
+			       : part_path_locked(v, n->parent, n->from, n->name, buf, len, layer);
+	if (n == v->root) {
+		*layer = v->root->d->parts[top_part(n)].layer;
+		buf[0] = '\0';
+		return 0;
+	}
+	top = top_part(n);
+	return n->gone || !n->d->parts[top].name
+	       ? -ENOENT
+	       : part_path_locked(v, n->parent, n->d->parts[top].from, n->d->parts[top].name, buf,
+				  len, layer);
 }
 
 /*
@@ -262,9 +331,8 @@ static int open_checked(struct view *v, struct view_node *n, int flags, struct s
 	int fd, probe, kept;
 
 	pthread_mutex_lock(&v->node_lock);
-	layer = n->layer;
 	kept = n->gone ? n->kept : -1;
-	fd = kept >= 0 ? 0 : path_locked(v, n, layer, path, sizeof(path));
+	fd = kept >= 0 ? 0 : node_path_locked(v, n, path, sizeof(path), &layer);
 	pthread_mutex_unlock(&v->node_lock);
 	if (kept >= 0)
 		return open_kept(kept, flags, st);
@@ -327,46 +395,107 @@ void view_adjust(struct view *v, struct view_node *n, struct stat *st)
 	pthread_mutex_unlock(&v->node_lock);
 }
 
-/* Reads every layer's part of dir into a new index (change lock held). */
+/* Whether the upper layer's directory name in dir's part `part` is opaque;
+ * *ino: its number as the view shows it, when it is found. */
+static bool opaque_at(struct view *v, struct view_node *dir, unsigned part, const char *name,
+		      uint64_t *ino)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	bool opaque;
+	int fd = view_part_path(v, dir, part, name, path, sizeof(path));
+
+	if (fd == 0)
+		fd = layer_open(&v->layers, 0, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	if (fd < 0)
+		return false;
+	opaque = marker_opaque(fd);
+	if (fstat(fd, &st) == 0)
+		*ino = layer_ino(&v->layers, 0, st.st_ino);
+	close(fd);
+	return opaque;
+}
+
+/*
+ * Seals each directory the upper layer holds opaque (any of its twins
+ * there): it hides, not merges, the directories below and keeps its own
+ * number, that of its smallest spelling there (merge.h, merge_seal).
+ */
+static void seal(struct view *v, struct view_node *dir, struct merge *m)
+{
+	for (uint32_t i = merge_merged(m, MERGE_NONE); i != MERGE_NONE; i = merge_merged(m, i)) {
+		const struct merge_entry *e = merge_entry(m, i);
+		uint64_t own = e->ino, other;
+		bool opaque = opaque_at(v, dir, e->from, merge_name(m, i), &own);
+		unsigned layer, from;
+		const char *s;
+
+		for (uint32_t p = e->lower; !opaque && p != MERGE_NONE;) {
+			p = merge_part(m, p, &layer, &from, &s);
+			opaque = layer == 0 && opaque_at(v, dir, from, s, &other);
+		}
+		if (opaque)
+			merge_seal(m, i, own);
+	}
+}
+
+/* Orders dir's parts as they are read: by layer, then by index. */
+static int part_order(const void *a, const void *b)
+{
+	const unsigned *x = a, *y = b;
+
+	return x[1] != y[1] ? (x[1] < y[1] ? -1 : 1) : (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/*
+ * Reads every part of dir into a new index (change lock held), layer by
+ * layer; an opaque part ends the reading after its layer's other parts.
+ */
 static int build(struct view *v, struct view_node *dir, struct merge **out)
 {
 	struct merge *m = merge_new(&v->index_bytes);
 	char path[PATH_MAX];
-	int r = m ? 0 : -ENOMEM, top = -1;
+	unsigned (*order)[2] = NULL, n, stop = UINT_MAX;
+	int r = m ? 0 : -ENOMEM;
 
-	for (unsigned i = 0; r == 0; i++) {
+	pthread_mutex_lock(&v->node_lock);
+	n = dir->d->nparts;
+	if (r == 0 && !(order = malloc(n * sizeof(*order))))
+		r = -ENOMEM;
+	for (unsigned i = 0; r == 0 && i < n; i++) {
+		order[i][0] = i;
+		order[i][1] = dir->d->parts[i].name ? dir->d->parts[i].layer : UINT_MAX;
+	}
+	pthread_mutex_unlock(&v->node_lock);
+	if (r == 0)
+		qsort(order, n, sizeof(*order), part_order);
+	for (unsigned i = 0; r == 0 && i < n && order[i][1] <= stop; i++) {
 		unsigned layer;
 		int fd;
 
-		pthread_mutex_lock(&v->node_lock);
-		if (i >= dir->d->nparts) {
-			pthread_mutex_unlock(&v->node_lock);
-			break;
-		}
-		layer = dir->d->parts[i].layer;
-		r = path_locked(v, dir, layer, path, sizeof(path));
-		pthread_mutex_unlock(&v->node_lock);
+		r = view_part_path(v, dir, order[i][0], NULL, path, sizeof(path));
 		if (r < 0)
 			break;
+		layer = order[i][1];
 		fd = layer_open(&v->layers, layer, path, O_RDONLY | O_DIRECTORY, 0);
 		if (fd < 0) {
 			r = fd;
 			break;
 		}
-		r = merge_read(m, &v->names, &v->layers, layer, fd, top);
-		if (top < 0)
-			top = fd;  /* kept: merge_read asks it of its directories */
-		else
-			close(fd);
-		if (r == 1)  /* opaque: nothing further down */
-			break;
+		r = merge_read(m, &v->names, &v->layers, layer, order[i][0], fd);
+		close(fd);
+		if (r == 1) {  /* opaque: nothing further down */
+			stop = layer;
+			r = 0;
+		}
 	}
-	if (top >= 0)
-		close(top);
+	free(order);
 	if (r < 0) {
 		merge_free(m);
 		return r;
 	}
+	merge_finish(m);
+	seal(v, dir, m);
 	*out = m;
 	return 0;
 }
@@ -450,12 +579,12 @@ static void trim(struct view *v)
 
 /*
  * Gives each node dir still has (the kernel holds it, its index having been
- * freed) its entry in m, the index just built: the one of its exact
- * spelling, as a lookup of that spelling finds it.  The layers change
- * only through the view, and the view keeps them saying what its indexes
- * say (fs/README.md, the rule for twins), so each is found, of its type; a
- * node that is not (a layer changed behind the view's back) is gone, as
- * a name removed.  Node lock.
+ * freed) its entry in m, the index just built: its group's, which must
+ * show the node's very object (spelling, type, layer and part).  The
+ * layers change only through the view, and the view keeps them saying
+ * what its indexes say (fs/README.md, "One name per group"), so each is
+ * found; a node that is not (a layer changed behind the view's back) is
+ * gone, as a name removed.  Node lock.
  */
 static void reattach(struct view *v, struct view_node *dir, struct merge *m)
 {
@@ -469,7 +598,8 @@ static void reattach(struct view *v, struct view_node *dir, struct merge *m)
 		idx = merge_find(m, &v->names, &cn, NULL);
 		if (idx != MERGE_NONE && strcmp(merge_name(m, idx), n->name) == 0)
 			e = merge_entry(m, idx);
-		if (!e || e->node || e->type != n->type) {
+		if (!e || e->node || e->type != n->type || e->layer != n->layer ||
+		    e->from != n->from) {
 			n->gone = true;
 			continue;
 		}
@@ -532,6 +662,64 @@ void view_index_done(struct view *v, struct view_node *dir)
 	pthread_mutex_unlock(&v->node_lock);
 }
 
+/* A directory's part as merge_part gives it. */
+struct part_ref {
+	unsigned layer, from;
+	const char *name;
+};
+
+/* Orders a new directory's parts as they are to be read (view_part): by
+ * layer, spelling, and the parent's part (read in that order too). */
+static int part_ref_order(const void *a, const void *b)
+{
+	const struct part_ref *x = a, *y = b;
+	int c;
+
+	if (x->layer != y->layer)
+		return x->layer < y->layer ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)) != 0)
+		return c;
+	return (x->from > y->from) - (x->from < y->from);
+}
+
+/*
+ * Gives d, a new directory node's, the parts of entry e of its parent's
+ * index m: its own and those merged into it, in the order they are read,
+ * at most VIEW_PARTS_MAX less one (room for the part a copy-up adds; a
+ * hostile layer's thousands of twins of one directory merge as far as
+ * that and no further, the rest being the bottom ones).  Node lock.
+ */
+static int add_parts(struct view_dir *d, const struct merge *m, uint32_t idx)
+{
+	const struct merge_entry *e = merge_entry(m, idx);
+	size_t count = 1, cap = 4;
+	struct part_ref *refs = malloc(cap * sizeof(*refs)), *more;
+	int r = 0;
+
+	if (!refs)
+		return -ENOMEM;
+	refs[0] = (struct part_ref){ .layer = e->layer, .from = e->from,
+				     .name = merge_name(m, idx) };
+	for (uint32_t p = e->lower; p != MERGE_NONE; count++) {
+		if (count == cap) {
+			if (!(more = realloc(refs, 2 * cap * sizeof(*refs)))) {
+				free(refs);
+				return -ENOMEM;
+			}
+			refs = more;
+			cap *= 2;
+		}
+		p = merge_part(m, p, &refs[count].layer, &refs[count].from, &refs[count].name);
+	}
+	qsort(refs, count, sizeof(*refs), part_ref_order);
+	if (count > VIEW_PARTS_MAX - 1)
+		count = VIEW_PARTS_MAX - 1;
+	for (size_t i = 0; r == 0 && i < count; i++)
+		r = add_part(d, refs[i].layer, refs[i].from, refs[i].name);
+	free(refs);
+	return r;
+}
+
 /*
  * The node of entry idx of dir's index, made if the kernel holds none yet;
  * the caller counts the kernel's reference.  Node lock held.
@@ -548,19 +736,10 @@ struct view_node *view_child(struct view *v, struct view_node *dir, uint32_t idx
 		return NULL;
 	n->name = strdup(merge_name(dir->d->index, idx));
 	n->layer = e->layer;
+	n->from = e->from;
 	n->ino = e->ino;
-	if (!n->name || (n->d && add_part(n->d, e->layer, n->name) < 0))
+	if (!n->name || (n->d && add_parts(n->d, dir->d->index, idx) < 0))
 		goto fail;
-	if (n->d) {
-		unsigned layer;
-		const char *s;
-
-		for (uint32_t p = e->lower; p != MERGE_NONE;) {
-			p = merge_part(dir->d->index, p, &layer, &s);
-			if (add_part(n->d, layer, s) < 0)
-				goto fail;
-		}
-	}
 	view_adopt(dir, n);
 	n->idx = idx;
 	e->node = n;

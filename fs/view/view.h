@@ -38,10 +38,22 @@
 #include "view/layers.h"
 #include "view/merge.h"
 
+/*
+ * One directory of a layer that a view's directory merges: its spelling
+ * in its parent's part `from` (an index into the parent's parts; the
+ * root's part i is layer i's root).  A layer may hold several, twins of
+ * one group.  Parts are only ever added (copy-up), so an index into them
+ * stays valid; they are read in order of layer, then of index.
+ */
 struct view_part {
 	unsigned layer;
-	char *name;                /* the directory's spelling in that layer */
+	unsigned from;
+	char *name;                /* its spelling; NULL: dropped (a moved
+				      directory keeps only its upper part) */
 };
+
+/* The most parts a directory merges (a part's index fits 16 bits). */
+#define VIEW_PARTS_MAX 65535
 
 struct view_dir {
 	pthread_mutex_t change;    /* the change lock */
@@ -63,9 +75,12 @@ struct view_node {
 	struct view_node *sib_prev, *sib_next;  /* that list */
 	uint32_t idx;              /* its entry in the parent's index, while the
 				      parent has one (not gone) */
+	unsigned from;             /* the parent's part holding its object (a
+				      directory: its top part) */
 	bool gone;                 /* removed from the view */
 	uint64_t nlookup;          /* the kernel's references */
-	unsigned layer;            /* the layer its object is in: 0 once copied up */
+	unsigned layer;            /* the layer its object is in (a directory: its
+				      top part's): 0 once copied up */
 	unsigned char type;        /* DT_*: immutable */
 	uint64_t ino;              /* the view's inode number */
 	uint32_t opens;            /* files open on it */
@@ -118,7 +133,11 @@ int view_reader_add(struct view *v, struct view_node *n, unsigned layer, int fd)
 void view_reader_drop(struct view *v, struct view_node *n, int fd);
 void view_readers_move(struct view *v, struct view_node *n);
 struct view_node *view_links(struct view *v, struct view_node *n, const struct stat *st);
-int view_path(struct view *v, struct view_node *n, unsigned layer, char *buf, size_t len);
+int view_part_path(struct view *v, struct view_node *dir, unsigned part, const char *name,
+		   char *buf, size_t len);
+int view_upper_part(struct view *v, struct view_node *dir);
+bool view_in_upper(const struct view_node *dir);
+int view_add_part(struct view_node *dir, unsigned layer, unsigned from, const char *name);
 int view_room(struct view *v, struct view_node *dir, size_t len);
 int view_open(struct view *v, struct view_node *n, int flags);
 int view_stat(struct view *v, struct view_node *n, struct stat *st);
@@ -138,15 +157,18 @@ struct upper_move {
 int upper_dir(struct view *v, struct view_node *dir);
 int upper_copy(struct view *v, struct view_node *n);
 int upper_temp(char name[static 32]);
-int upper_open(struct view *v, struct view_node *dir);
+int upper_open(struct view *v, struct view_node *dir, unsigned *part);
+int upper_open_part(struct view *v, struct view_node *dir, unsigned part);
 int upper_own(struct view *v, const char *tmp, uid_t uid, gid_t gid, mode_t mode);
 int upper_move(struct view *v, const struct upper_move *m);
 int upper_place(struct view *v, struct view_node *dir, const char *tmp, const char *name,
-		uint32_t whiteout);
+		uint32_t whiteout, unsigned *part);
 int upper_clear_dir(struct view *v, int pfd, const char *name);
-int upper_whiteout(struct view *v, struct view_node *dir, const char *name,
+int upper_whiteout(struct view *v, struct view_node *dir, unsigned part, const char *name,
 		   enum upper_over over);
-int upper_discard(struct view *v, struct view_node *dir, const char *name, bool isdir);
-bool upper_opaque(struct view *v, struct view_node *dir, const char *name);
+int upper_discard(struct view *v, struct view_node *dir, unsigned part, const char *name,
+		  bool isdir);
+int upper_losers(struct view *v, struct view_node *dir, const struct cfs_name *cn,
+		 unsigned part, const char *keep);
 
 #endif /* CFS_VIEW_H */

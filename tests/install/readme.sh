@@ -54,10 +54,11 @@ newcomer() {
 	mkdir -p "$d/casefold" "$d/home" && (cd "$CF_ROOT" && tar "${excl[@]}" --exclude=./casefold \
 		--exclude=./casefold.backing -cf - .) | tar -C "$d/casefold" -xpf - ||
 		fail "cannot copy the checkout"
-	mkdir -p "$d/home"/mods/{SkyUI/Data/Textures,USSEP/data/textures,Textures4K/DATA/TEXTURES} \
+	mkdir -p "$d/home"/mods/{SkyUI/Data/Textures,USSEP/data/textures,Textures4K/Data/{Textures,textures}} \
 		"$d/home/game/Data/Textures" "$d/manhome"/{mods/A/Data,mods/B/data,game/DATA}
 	touch "$d/home/mods/SkyUI/Data/Textures/a.dds" "$d/home/mods/USSEP/data/textures/b.dds" \
-		"$d/home/mods/Textures4K/DATA/TEXTURES/c.dds" "$d/home/game/Data/Textures/d.dds"
+		"$d/home/mods/Textures4K/Data/Textures/c.dds" "$d/home/mods/Textures4K/Data/textures/e.dds" \
+		"$d/home/game/Data/Textures/d.dds"
 	cp -a "$T/project.git" "$d/project.git" &&
 		git config --file "$d/home/.gitconfig" url."$d/project.git".insteadOf \
 			https://example.org/project.git || fail "cannot set up the placeholder repository"

@@ -1,30 +1,42 @@
 #!/usr/bin/env python3
-"""A model-based random test of an overlay view's fold-equal names (issue 33).
+"""The model test of an overlay view's rule: one name per fold group (issue 41).
 
   model.py --cfs DAEMON --cli CASEFOLD --dir T --procs N --ops K
-                   --phases P [--seed S]
+           --phases P [--seed S]
 
-Three lower layers under T (T/l1 on top) and an upper layer.  Each worker owns
-a few groups of fold-equal spellings (case, NFC/NFD, sharp s, the Kelvin
-sign: which of them fold together is the CLI's word, `casefold fold`), and
-each tree holds, in the root and in a directory every tree spells its own
-way, none, one or two spellings of each group — twins in one tree's
-directory included.  The model is what the view must show: a casefolded
-directory in which the topmost tree holding a group gives all its names
-(twins stay two entries), a name finds its exact spelling, else the
-bytewise smallest of its group.  The workers run random reads, appends,
-exclusive and truncating creates, unlinks, renames (onto twins, across the
-two directories) and chmods through the view, each against its own part of
-the model, checking every answer; after each phase the whole view is
-compared with the model (every name listed, content, mode), the view is
-remounted and compared again.  Exit status 0 when nothing differed.
-With CF_MODEL_LOG=PREFIX each worker writes its operations and answers to
+An upper layer and three lower layers under T (T/l1 on top), each holding,
+for every group of fold-equal spellings, none, one or several of them —
+files, directories, a file and a directory of one group, whiteouts (device
+0/0 and .wh. files) — twins in one layer's directory included, and inside
+each directory more groups the same way, two levels down.  The groups:
+ASCII case, NFC and NFD, ß/SS/ẞ, the Kelvin sign, final sigma (which of
+them fold together is the CLI's word, `casefold fold`).
+
+The model is a case-insensitive tree: at most one name per group in every
+directory.  It is built from the layers by the rule fs/README.md states,
+worked out here again: the top layer holding the group gives the entry — a
+directory if it holds one (its twins there merge into the one of the
+smallest spelling), else the file of the smallest spelling (bytewise;
+between equal spellings in twin directories, the one in the directory that
+comes first by the same rule); below a directory, every directory of the
+group merges until a layer holds a file or whiteout of it.  Each worker
+owns a few groups of the root and runs random reads, appends, creates,
+unlinks, mkdirs, rmdirs, renames, chmods, listings and stats through the
+view, at any depth and by any spelling, each answer checked against its
+part of the model; after each phase the whole view is compared with the
+model (every name listed and its spelling, type, content, mode, no two
+names of one group in a listing, each directory's inode number the same
+as long as the model says it is the same directory), then remounted and
+compared again.  Exit status 0 when nothing differed.  With
+CF_MODEL_LOG=PREFIX each worker writes its operations and answers to
 PREFIX.w<N>, to replay a difference.
 """
 import errno
+import itertools
 import multiprocessing
 import os
 import random
+import stat
 import sys
 import unicodedata
 
@@ -32,192 +44,358 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from daemon import Daemon  # noqa: E402
 from stress import arguments, fold_keys  # noqa: E402
 
-SUFFIXES = [
-    ["readme", "README", "ReadMe"],
-    ["straße", "STRASSE", "strasse", "Straße"],
-    [unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café"), "CAFÉ"],
+
+def nfc(s):
+    return unicodedata.normalize("NFC", s)
+
+
+def nfd(s):
+    return unicodedata.normalize("NFD", s)
+
+
+# The root's groups (each worker has its own, prefixed), and those inside
+# directories.
+TOP = [
+    ["readme.txt", "README.TXT", "ReadMe.txt"],
+    ["Textures", "textures", "TEXTURES"],
+    ["straße", "STRASSE", "strasse", "STRA\u1e9eE"],
+    [nfc("café"), nfd("café"), nfc("CAFÉ")],
     ["\u212aelvin", "kelvin", "KELVIN"],
+    ["σας.txt", "ΣΑΣ.TXT", "σασ.txt"],
 ]
-DIR_SPELLINGS = ["Sub", "SUB", "sub"]   # the directory, per tree (l1 first)
-LAYERS = 3
+INNER = [
+    ["a.dds", "A.DDS", "A.dds"],
+    ["Sub", "sub", "SUB"],
+    ["ß", "SS", "ss", "\u1e9e"],
+    [nfc("ä"), nfd("ä"), nfc("Ä")],
+    ["k", "K", "\u212a"],
+    ["ς", "σ", "Σ"],
+]
+LAYERS = ["upper", "l1", "l2", "l3"]   # layer 0 is the upper one
+MODES = [0o600, 0o640, 0o644, 0o664]
+CHMODS = [0o700, 0o750, 0o755, 0o775]   # a directory stays searchable by its owner
 
 
-def names_of(wid):
-    return [["w%d%s" % (wid, s) for s in group] for group in SUFFIXES]
+def top_names(wid):
+    return [["w%d-%s" % (wid, s) for s in g] for g in TOP]
 
 
-class View:
-    """One worker's part of the model: dir ("" or "Sub") -> {spelling: [data, mode]}."""
+# ---- The layers ---------------------------------------------------------
 
-    def __init__(self, key, dirs):
-        self.key, self.dirs = key, dirs
-
-    def resolve(self, d, name):
-        entries = self.dirs[d]
-        if name in entries:
-            return name
-        same = [s for s in entries if self.key[s] == self.key[name]]
-        return min(same, key=lambda s: s.encode()) if same else None
-
-
-def make_layers(top, procs, rng, key):
-    """Writes the lower layers; returns the model of the view they make."""
-    model = {}
-    for li in range(LAYERS):
-        os.makedirs(os.path.join(top, "l%d" % (li + 1), DIR_SPELLINGS[li]))
-    for wid in range(procs):
-        dirs = {"": {}, "Sub": {}}
-        for group in names_of(wid):
-            for d in dirs:
-                shown = None
-                for li in range(LAYERS):
-                    k = rng.choice([0, 0, 1, 1, 2]) if li < LAYERS - 1 else rng.choice([0, 1, 2])
-                    picked = rng.sample(group, k)
-                    base = os.path.join(top, "l%d" % (li + 1), DIR_SPELLINGS[li] if d else "")
-                    for s in picked:
-                        data = ("l%d:%s\n" % (li + 1, s)).encode()
-                        with open(os.path.join(base, s), "wb") as f:
-                            f.write(data)
-                        if shown is None or shown == li:
-                            shown = li
-                            dirs[d][s] = [data, 0o644]
-        model[wid] = dirs
-    return model
+def fill(base, groups, depth, rng, layer):
+    """Writes some spellings of each group into the directory base."""
+    for group in groups:
+        counts = [0, 0, 0, 1, 1, 2] if layer == 0 else [0, 1, 1, 2, 2, 3]
+        for s in rng.sample(group, min(rng.choice(counts), len(group))):
+            path = os.path.join(base, s)
+            kind = rng.choice("fffdddw" if layer < len(LAYERS) - 1 else "fffddd")
+            if kind == "d":
+                os.mkdir(path)
+                if depth < 2:
+                    fill(path, INNER, depth + 1, rng, layer)
+            elif kind == "f":
+                with open(path, "wb") as f:
+                    f.write(("%s:%s\n" % (LAYERS[layer], os.path.relpath(path, base))).encode())
+                os.chmod(path, rng.choice(MODES))
+            elif rng.random() < 0.5:
+                os.mknod(path, stat.S_IFCHR | 0o600, 0)   # overlayfs's whiteout
+            else:
+                open(os.path.join(base, ".wh." + s), "wb").close()   # aufs's
 
 
-def apply(v, op, args):
-    """The model's answer to one operation: None, data (read) or an errno name."""
-    if op == "read":
-        d, n = args
-        s = v.resolve(d, n)
-        return v.dirs[d][s][0] if s else "ENOENT"
-    if op == "append":
-        d, n, rec = args
-        s = v.resolve(d, n)
-        if not s:
-            return "ENOENT"
-        v.dirs[d][s][0] += rec
-        return None
-    if op in ("excl", "trunc"):
-        d, n, rec = args
-        s = v.resolve(d, n)
-        if s and op == "excl":
-            return "EEXIST"
-        if s:
-            v.dirs[d][s][0] = rec
+# ---- The model ----------------------------------------------------------
+
+class File:
+    def __init__(self, data, mode):
+        self.data, self.mode = data, mode
+
+
+class Dir:
+    ids = itertools.count(1)
+    maker = None                   # who makes directories: (phase, worker)
+
+    def __init__(self, movable=False):
+        self.entries = {}          # fold key -> [spelling shown, File or Dir]
+        self.ident = (Dir.maker, next(Dir.ids))  # the same directory: the same inode number
+        self.movable = movable     # made through the view (rename: not EXDEV)
+
+
+def read_part(path):
+    """(name, kind) of a layer's directory: f, d, or w (a whiteout)."""
+    out = []
+    for n in os.listdir(path):
+        st = os.lstat(os.path.join(path, n))
+        if n.startswith(".wh."):
+            out.append((n[4:], "w"))
+        elif stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
+            out.append((n, "w"))
         else:
-            v.dirs[d][n] = [rec, 0o644]
-        return None
-    if op == "unlink":
-        d, n = args
-        s = v.resolve(d, n)
-        if not s:
-            return "ENOENT"
-        del v.dirs[d][s]
-        return None
-    if op == "chmod":
-        d, n, mode = args
-        s = v.resolve(d, n)
-        if not s:
-            return "ENOENT"
-        v.dirs[d][s][1] = mode
-        return None
-    if op == "rename":
-        sd, sn, dd, dn = args
-        s = v.resolve(sd, sn)
-        if not s:
-            return "ENOENT"
-        t = v.resolve(dd, dn)
-        if sd == dd and t == s:
-            return None  # one entry under two spellings: nothing changes
-        moved = v.dirs[sd].pop(s)
-        v.dirs[dd][t or dn] = moved
-        return None
-    raise ValueError(op)
+            out.append((n, "d" if stat.S_ISDIR(st.st_mode) else "f"))
+    return out
 
 
-def run_op(mnt, op, args, dirname):
-    def path(d, n):
-        return os.path.join(mnt, dirname() if d else "", n)
+def merge(parts, key):
+    """The view of one directory: parts are (rank, layer, path), the
+    directories of the layers it merges; a rank orders twins as the
+    daemon reads them (layer, spelling, then the parent's rank)."""
+    members = {}
+    for rank, layer, path in parts:
+        for n, kind in read_part(path):
+            members.setdefault(key(n), []).append(
+                (layer, n.encode(), rank, kind, os.path.join(path, n)))
+    d = Dir()
+    for k, ms in members.items():
+        top = min(m[0] for m in ms)
+        tops = [m for m in ms if m[0] == top]
+        objs = [m for m in tops if m[3] != "w"]
+        dirs = sorted((m for m in objs if m[3] == "d"), key=lambda m: (m[1], m[2]))
+        if dirs:
+            merged, closed = list(dirs), len(tops) != len(dirs)
+            for layer in sorted({m[0] for m in ms if m[0] > top}):
+                if closed:
+                    break
+                here = [m for m in ms if m[0] == layer]
+                merged += [m for m in here if m[3] == "d"]
+                closed = any(m[3] != "d" for m in here)
+            child = merge([((m[0], m[1], m[2]), m[0], m[4]) for m in merged], key)
+            # An upper directory merging nothing moves (the others: EXDEV).
+            child.movable = len(merged) == 1 and top == 0
+            d.entries[k] = [dirs[0][1].decode(), child]
+        elif objs:
+            win = min(objs, key=lambda m: (m[1], m[2]))
+            with open(win[4], "rb") as f:
+                data = f.read()
+            d.entries[k] = [win[1].decode(), File(data, stat.S_IMODE(os.lstat(win[4]).st_mode))]
+    return d
+
+
+class Model:
+    """One worker's part of the view: the root's entries of its groups."""
+
+    def __init__(self, key, root):
+        self.key, self.root = key, root
+
+    def parent(self, comps):
+        """The directory comps[-1] is in, or an errno name."""
+        d = self.root
+        for c in comps[:-1]:
+            e = d.entries.get(self.key(c))
+            if e is None:
+                return "ENOENT"
+            if not isinstance(e[1], Dir):
+                return "ENOTDIR"
+            d = e[1]
+        return d
+
+    def apply(self, op, args):
+        """The model's answer: None, bytes (read), a set (listing), a kind
+        (stat) or an errno name."""
+        comps = args[0]
+        d = self.parent(comps)
+        if isinstance(d, str):
+            return d
+        k = self.key(comps[-1])
+        e = d.entries.get(k)
+        if op == "read":
+            return "ENOENT" if e is None else "EISDIR" if isinstance(e[1], Dir) else e[1].data
+        if op == "stat":
+            return "ENOENT" if e is None else "d" if isinstance(e[1], Dir) else "f"
+        if op == "list":
+            if e is None or not isinstance(e[1], Dir):
+                return "ENOENT" if e is None else "ENOTDIR"
+            return sorted(s for s, _ in e[1].entries.values())
+        if op == "append":
+            if e is None or isinstance(e[1], Dir):
+                return "ENOENT" if e is None else "EISDIR"
+            e[1].data += args[1]
+            return None
+        if op == "excl":
+            if e is not None:
+                return "EEXIST"
+            d.entries[k] = [comps[-1], File(args[1], 0o644)]
+            return None
+        if op == "trunc":
+            if e is not None and isinstance(e[1], Dir):
+                return "EISDIR"
+            if e is None:
+                d.entries[k] = [comps[-1], File(args[1], 0o644)]
+            else:
+                e[1].data = args[1]
+            return None
+        if op == "unlink":
+            if e is None or isinstance(e[1], Dir):
+                return "ENOENT" if e is None else "EISDIR"
+            del d.entries[k]
+            return None
+        if op == "mkdir":
+            if e is not None:
+                return "EEXIST"
+            d.entries[k] = [comps[-1], Dir(movable=True)]
+            return None
+        if op == "rmdir":
+            if e is None or not isinstance(e[1], Dir):
+                return "ENOENT" if e is None else "ENOTDIR"
+            if e[1].entries:
+                return "ENOTEMPTY"
+            del d.entries[k]
+            return None
+        if op == "chmod":
+            if e is None:
+                return "ENOENT"
+            if isinstance(e[1], File):
+                e[1].mode = args[1]
+            return None
+        if op == "rename":
+            return self.rename(d, k, e, comps, args[1])
+        raise ValueError(op)
+
+    def rename(self, d, k, e, frm, to):
+        dd = self.parent(to)   # the kernel walks both parents first
+        if isinstance(dd, str):
+            return dd
+        if e is None:
+            return "ENOENT"
+        dk = self.key(to[-1])
+        de = dd.entries.get(dk)
+        if dd is d and dk == k:
+            return None   # one entry under two spellings: nothing changes, as on ext4
+        skeys, dkeys = [self.key(c) for c in frm], [self.key(c) for c in to]
+        if len(dkeys) > len(skeys) and dkeys[:len(skeys)] == skeys:
+            return "EINVAL"      # into itself (the kernel's check)
+        if len(skeys) > len(dkeys) and skeys[:len(dkeys)] == dkeys:
+            return "ENOTEMPTY"   # onto its own ancestor (the kernel's check)
+        if isinstance(e[1], Dir):
+            # the kernel checks the types, then the view the layers
+            if de is not None and not isinstance(de[1], Dir):
+                return "ENOTDIR"
+            if not e[1].movable:
+                return "EXDEV"   # as overlayfs without redirect_dir
+            if de is not None and de[1].entries:
+                return "ENOTEMPTY"
+        elif de is not None and isinstance(de[1], Dir):
+            return "EISDIR"
+        del d.entries[k]
+        dd.entries[dk] = [de[0] if de else to[-1], e[1]]
+        return None
+
+
+# ---- The view -----------------------------------------------------------
+
+def run_op(mnt, op, args):
+    path = os.path.join(mnt, *args[0])
     try:
         if op == "read":
-            with open(path(*args), "rb") as f:
+            with open(path, "rb") as f:
                 return f.read()
-        if op == "append":
-            fd = os.open(path(args[0], args[1]), os.O_WRONLY | os.O_APPEND)
-        elif op == "excl":
-            fd = os.open(path(args[0], args[1]), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        elif op == "trunc":
-            fd = os.open(path(args[0], args[1]), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        if op == "stat":
+            return "d" if stat.S_ISDIR(os.lstat(path).st_mode) else "f"
+        if op == "list":
+            return sorted(os.listdir(path))
+        if op in ("append", "excl", "trunc"):
+            flags = {"append": os.O_APPEND, "excl": os.O_CREAT | os.O_EXCL,
+                     "trunc": os.O_CREAT | os.O_TRUNC}[op]
+            fd = os.open(path, os.O_WRONLY | flags, 0o644)
+            try:
+                os.write(fd, args[1])
+            finally:
+                os.close(fd)
         elif op == "unlink":
-            os.unlink(path(*args))
-            return None
+            os.unlink(path)
+        elif op == "mkdir":
+            os.mkdir(path)
+        elif op == "rmdir":
+            os.rmdir(path)
         elif op == "chmod":
-            os.chmod(path(args[0], args[1]), args[2])
-            return None
+            os.chmod(path, args[1])
         else:
-            os.rename(path(args[0], args[1]), path(args[2], args[3]))
-            return None
-        try:
-            os.write(fd, args[2])
-        finally:
-            os.close(fd)
+            os.rename(path, os.path.join(mnt, *args[1]))
         return None
     except OSError as e:
         return errno.errorcode.get(e.errno, str(e.errno))
 
 
-def worker(wid, mnt, dirs, key, ops, seed, out):
+def pick_path(rng, groups):
+    """A path into the worker's groups, 1 to 3 names deep, any spelling."""
+    comps = [rng.choice(rng.choice(groups))]
+    if rng.random() < 0.6:
+        inner = rng.choice(INNER)
+        comps.append(rng.choice(inner))
+        if rng.random() < 0.3:
+            comps[-1] = rng.choice(INNER[1])          # a Sub, then in it
+            comps.append(rng.choice(rng.choice(INNER)))
+    return comps
+
+
+OPS = (["read"] * 4 + ["stat"] * 2 + ["list"] * 3 + ["append"] * 3 + ["excl"] * 2 +
+       ["trunc"] * 2 + ["unlink"] * 3 + ["mkdir"] * 2 + ["rmdir"] * 3 + ["rename"] * 4 +
+       ["chmod"] * 2)
+
+
+def worker(wid, phase, mnt, root, key, ops, seed, out):
     rng = random.Random(seed)
-    v = View(key, dirs)
-    groups = names_of(wid)
+    os.umask(0o022)
+    Dir.maker = (phase, wid)
+    model = Model(key, root)
+    groups = top_names(wid)
     problems = []
     for i in range(ops):
-        op = rng.choice(["read", "read", "append", "excl", "trunc", "unlink", "rename", "rename",
-                         "chmod"])
-        d = rng.choice(["", "Sub"])
-        n = rng.choice(rng.choice(groups))
+        op = rng.choice(OPS)
+        comps = pick_path(rng, groups)
         rec = b"w%d:%d\n" % (wid, i)
-        if op in ("read", "unlink"):
-            args = (d, n)
+        if op in ("append", "excl", "trunc"):
+            args = (comps, rec)
         elif op == "chmod":
-            args = (d, n, rng.choice([0o600, 0o640, 0o644, 0o664]))  # writable: the model has no permissions
+            args = (comps, rng.choice(CHMODS))
+        elif op == "rename" and rng.random() < 0.3:
+            # a directory of the root, to a name of the root (EXDEV unless made here)
+            args = ([comps[0]], [rng.choice(rng.choice(groups))])
         elif op == "rename":
-            group = rng.choice(groups) if rng.random() < 0.5 else None
-            dn = rng.choice(group or rng.choice(groups))
-            args = (d, rng.choice(group) if group else n, rng.choice(["", "Sub"]), dn)
+            args = (comps, pick_path(rng, groups))
         else:
-            args = (d, n, rec)
-        got = run_op(mnt, op, args, lambda: rng.choice(DIR_SPELLINGS))
-        want = apply(v, op, args)
+            args = (comps,)
+        got = run_op(mnt, op, args)
+        want = model.apply(op, args)
         if os.environ.get("CF_MODEL_LOG"):
             with open("%s.w%d" % (os.environ["CF_MODEL_LOG"], wid), "a") as f:
                 f.write("%d %s %r -> %r\n" % (i, op, args, got))
         if got != want:
-            problems.append("w%d op %d %s%r: got %r, model %r" % (wid, i, op, args, got, want))
+            problems.append("w%d op %d %s %r: got %r, model %r" % (wid, i, op, args, got, want))
             break
-    out.put((wid, v.dirs, problems))
+    out.put((wid, model.root, problems))
 
 
-def compare(mnt, model):
-    """The whole view against the model: names listed, content, mode."""
+def compare(mnt, root, key, inos, where=""):
+    """The view under mnt/where against the model's directory root."""
     problems = []
-    for d in ("", "Sub"):
-        want = {}
-        for dirs in model.values():
-            want.update(dirs[d])
-        base = os.path.join(mnt, d)
-        listed = set(os.listdir(base)) - ({"Sub"} if d == "" else set())
-        for n in sorted(listed ^ set(want)):
-            problems.append("%s/%s: %s" % (d, n, "listed, not in the model" if n in listed
-                                                 else "in the model, not listed"))
-        for n in sorted(listed & set(want)):
-            st = os.lstat(os.path.join(base, n))
-            with open(os.path.join(base, n), "rb") as f:
-                data = f.read()
-            if data != want[n][0] or (st.st_mode & 0o7777) != want[n][1]:
-                problems.append("%s/%s: %r mode %o, model %r mode %o" % (
-                    d, n, data, st.st_mode & 0o7777, want[n][0], want[n][1]))
+    base = os.path.join(mnt, where)
+    listed = os.listdir(base)
+    keys = {}
+    for n in listed:
+        keys.setdefault(key(n), []).append(n)
+    for k, ns in keys.items():
+        if len(ns) > 1:
+            problems.append("%s: %d names of one group listed: %s" % (where or ".", len(ns), ns))
+    want = {s: (k, node) for k, (s, node) in root.entries.items()}
+    for n in sorted(set(listed) ^ set(want)):
+        problems.append("%s: %s" % (os.path.join(where, n), "listed, not in the model"
+                                    if n in listed else "in the model, not listed"))
+    for n in sorted(set(listed) & set(want)):
+        node, path = want[n][1], os.path.join(base, n)
+        st = os.lstat(path)
+        if isinstance(node, Dir):
+            if not stat.S_ISDIR(st.st_mode):
+                problems.append("%s: not a directory" % os.path.join(where, n))
+                continue
+            if inos.setdefault(node.ident, st.st_ino) != st.st_ino:
+                problems.append("%s: inode number %d, was %d" % (
+                    os.path.join(where, n), st.st_ino, inos[node.ident]))
+            problems += compare(mnt, node, key, inos, os.path.join(where, n))
+            continue
+        with open(path, "rb") as f:
+            data = f.read()
+        if data != node.data or stat.S_IMODE(st.st_mode) != node.mode:
+            problems.append("%s: %r mode %o, model %r mode %o" % (
+                os.path.join(where, n), data, stat.S_IMODE(st.st_mode), node.data, node.mode))
     return problems
 
 
@@ -227,42 +405,58 @@ def main():
     ap.add_argument("--phases", type=int, default=3)
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    spellings = [s for w in range(a.procs) for g in names_of(w) for s in g]
-    key = dict(zip(spellings, fold_keys(a.cli, [s.encode() for s in spellings])))
-    for d in ("upper", "work", "mnt"):
-        os.makedirs(os.path.join(a.dir, d))
-    model = make_layers(a.dir, a.procs, rng, key)
-    opts = "lowerdir=%s,upperdir=%s,workdir=%s" % (
-        ":".join(os.path.join(a.dir, "l%d" % (i + 1)) for i in range(LAYERS)),
-        os.path.join(a.dir, "upper"), os.path.join(a.dir, "work"))
+    os.umask(0o022)
+    spellings = sorted({s for w in range(a.procs) for g in top_names(w) for s in g} |
+                       {s for g in INNER for s in g})
+    folded = dict(zip(spellings, fold_keys(a.cli, [s.encode() for s in spellings])))
+
+    def key(name):
+        return folded.get(name, name.encode())
+
+    dirs = [os.path.join(a.dir, n) for n in LAYERS]
+    for d in dirs + [os.path.join(a.dir, "work"), os.path.join(a.dir, "mnt")]:
+        os.makedirs(d)
+    for layer, d in enumerate(dirs):
+        for wid in range(a.procs):
+            fill(d, top_names(wid), 1, rng, layer)
+    root = merge([((layer,), layer, d) for layer, d in enumerate(dirs)], key)
+    opts = "lowerdir=%s,upperdir=%s,workdir=%s" % (":".join(dirs[1:]), dirs[0],
+                                                  os.path.join(a.dir, "work"))
     m = Daemon(a.cfs, ["-o", opts, "overlay"], os.path.join(a.dir, "mnt"),
                os.path.join(a.dir, "daemon.log"))
     m.start()
-    problems = compare(m.mnt, model)
+    inos = {}
+    problems = ["at the start: %s" % p for p in compare(m.mnt, root, key, inos)]
     done = 0
+    owner = {key(s): w for w in range(a.procs) for g in top_names(w) for s in g}
     for phase in range(a.phases):
         if problems:
             break
         out = multiprocessing.Queue()
-        ps = [multiprocessing.Process(target=worker, args=(
-            w, m.mnt, model[w], key, a.ops, rng.randrange(1 << 30), out)) for w in range(a.procs)]
+        ps = []
+        for w in range(a.procs):
+            part = Dir()
+            part.entries = {k: e for k, e in root.entries.items() if owner[k] == w}
+            ps.append(multiprocessing.Process(target=worker, args=(
+                w, phase, m.mnt, part, key, a.ops, rng.randrange(1 << 30), out)))
         for p in ps:
             p.start()
         for _ in ps:
-            wid, dirs, wp = out.get()
-            model[wid] = dirs
+            wid, part, wp = out.get()
+            root.entries = {k: e for k, e in root.entries.items() if owner[k] != wid}
+            root.entries.update(part.entries)
             problems += wp
         for p in ps:
             p.join()
         done += a.ops * a.procs
-        problems += ["phase %d, live: %s" % (phase, p) for p in compare(m.mnt, model)]
+        problems += ["phase %d, live: %s" % (phase, p) for p in compare(m.mnt, root, key, inos)]
         m.stop()
         m.start()
-        problems += ["phase %d, after a remount: %s" % (phase, p) for p in compare(m.mnt, model)]
+        problems += ["phase %d, after a remount: %s" % (phase, p)
+                     for p in compare(m.mnt, root, key, inos)]
     m.stop()
-    shown = sum(len(d) for dirs in model.values() for d in dirs.values())
-    print("overlay model: %d procs, %d operations in %d phases, %d names shown at the end, "
-          "%d differences" % (a.procs, done, a.phases, shown, len(problems)))
+    print("overlay model: %d procs, %d operations in %d phases, %d differences" % (
+        a.procs, done, a.phases, len(problems)))
     for p in problems[:20]:
         print("  " + p)
     sys.exit(1 if problems else 0)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The model test of fold-equal names in an overlay view (issue 33;
-# model.py): twins in one layer, other spellings across layers,
-# NFC/NFD, sharp s, the Kelvin sign; random operations from 1, 4 and 16
-# processes, the whole view compared with the model after every phase, live
-# and after a remount.  Short here; `make stress` runs it long
+# The model test of an overlay view's rule, one name per fold group
+# (issue 41; model.py): twins of every kind in every layer (files,
+# directories, a file and a directory of one group, whiteouts; case, NFC
+# and NFD, ß/SS/ẞ, the Kelvin sign, final sigma); random operations from
+# 1, 4 and 16 processes, the whole view compared with the model after every
+# phase, live and after a remount.  Short here; `make stress` runs it long
 # (CF_STRESS_OPS operations per process and phase).
 . "$(dirname "$0")/lib.sh"
 
