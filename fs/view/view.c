@@ -336,16 +336,17 @@ static int open_io(struct view *v, struct view_node *n, unsigned layer, const ch
 }
 
 /*
- * Opens n's object in the layer holding it; an O_PATH open fills st.  A
- * change racing with the request may have put another object at n's path
- * before the index says n is gone — a whiteout, typically, which an open
- * for I/O refuses (ENXIO; EACCES for a daemon that is not root: mode 000):
- * what is found must be of n's type, else n is gone.
+ * Opens n's object in the layer holding it (a gone node's: by the name or
+ * descriptor it kept, view_keep); an O_PATH open fills st.  A change
+ * racing with the request may have put another object at n's path before
+ * the index says n is gone — a whiteout, typically, which an open for I/O
+ * refuses (ENXIO; EACCES for a daemon that is not root: mode 000): what is
+ * found must be of n's type, else n is gone.
  */
 static int open_checked(struct view *v, struct view_node *n, int flags, struct stat *st)
 {
 	char path[PATH_MAX];
-	unsigned layer = LAYER_WORK;
+	unsigned layer = LAYER_WORK;  /* where a kept name is */
 	uint64_t seq;
 	int fd = 0, probe, kept;
 

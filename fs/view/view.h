@@ -114,8 +114,9 @@ struct view {
 	struct view_node **links;  /* upper files with several links, by inode
 				      number: one node per object (view_links) */
 	size_t nlinks, links_cap;  /* entered, buckets (a power of two) */
-	uint64_t kept_names;       /* the last N of a kept.N made */
-	size_t nkept;              /* nodes with a kept name, all in links */
+	uint64_t kept_names;       /* the last N of a kept.N made; node lock */
+	size_t nkept;              /* nodes with a kept name (all in links);
+				      node lock */
 	atomic_size_t index_bytes; /* all merged indexes' memory */
 	size_t index_limit;        /* -o index_mem (set before mounting) */
 	size_t index_evictions;    /* indexes freed to stay under it */
