@@ -498,9 +498,10 @@ static void find_entry(struct view *v, struct view_node *dir, struct cfs_name *c
  * Before non-directory entry idx of dir loses its name: a node the kernel
  * holds for it that is open, or that the kernel reaches by other names too
  * (a link made through the view answers with the source's node), keeps
- * its object by an O_PATH descriptor, so that fstat of the open file, or a
- * stat through the other name's dentry, still finds it once the node is
- * gone from the view (view.c, open_kept).  Change lock held.
+ * its object — by a name in the work directory, or a descriptor (view.c,
+ * view_keep) — so that fstat of the open file, or a stat through the other
+ * name's dentry, still finds it once the node is gone from the view.
+ * Change lock held.
  */
 static void keep_object(struct view *v, struct view_node *dir, uint32_t idx)
 {
@@ -509,7 +510,7 @@ static void keep_object(struct view *v, struct view_node *dir, uint32_t idx)
 
 	pthread_mutex_lock(&v->node_lock);
 	n = merge_entry(dir->d->index, idx)->node;
-	if (n && (n->d || n->kept >= 0 || !(n->opens || n->linked)))
+	if (n && (n->d || n->kept >= 0 || n->kept_name || !(n->opens || n->linked)))
 		n = NULL;
 	if (n)
 		n->nlookup++;  /* held across the open */
@@ -517,14 +518,8 @@ static void keep_object(struct view *v, struct view_node *dir, uint32_t idx)
 	if (!n)
 		return;
 	fd = view_open(v, n, O_PATH | O_NOFOLLOW);
-	pthread_mutex_lock(&v->node_lock);
-	if (fd >= 0 && n->kept < 0) {
-		n->kept = fd;
-		fd = -1;
-	}
-	pthread_mutex_unlock(&v->node_lock);
 	if (fd >= 0)
-		close(fd);
+		view_keep(v, n, fd);
 	view_forget(v, n, 1);
 }
 

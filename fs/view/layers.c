@@ -224,7 +224,8 @@ void layers_close(struct layers *ls)
 }
 
 /*
- * Opens path (relative, "" for the root) inside one layer.  The kernel
+ * Opens path (relative, "" for the root) inside one layer (LAYER_WORK: the
+ * work directory, where a gone node's object keeps a name).  The kernel
  * resolves it beneath the layer's root and follows no symbolic link on the
  * way (an O_PATH|O_NOFOLLOW open of a link returns the link itself), so no
  * name in any layer, changed or not, can lead outside it; nor into a
@@ -241,7 +242,8 @@ int layer_open(const struct layers *ls, unsigned layer, const char *path, int fl
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
 			   RESOLVE_NO_XDEV,
 	};
-	long fd = syscall(SYS_openat2, ls->l[layer].fd, *path ? path : ".", &how, sizeof(how));
+	int dirfd = layer == LAYER_WORK ? ls->workfd : ls->l[layer].fd;
+	long fd = syscall(SYS_openat2, dirfd, *path ? path : ".", &how, sizeof(how));
 
 	return fd < 0 ? -errno : (int)fd;
 }

@@ -9,6 +9,7 @@
 #ifndef CFS_LAYERS_H
 #define CFS_LAYERS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,8 @@
 
 /* The most layers one view stacks (a layer number fits 16 bits). */
 #define LAYERS_MAX 4096
+/* layer_open's layer for the work directory (WORKDIR/work). */
+#define LAYER_WORK UINT_MAX
 
 /* One layer: layer 0 is the upper layer when the view has one. */
 struct layer {

@@ -11,7 +11,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,6 +57,20 @@ static void node_free(struct view_node *n)
 	free(n->readers);
 	free(n->name);
 	free(n);
+}
+
+/* The name kept.N (N = seq) of a gone node's object in the work directory. */
+static void kept_path(uint64_t seq, char buf[static 32])
+{
+	snprintf(buf, 32, "kept.%" PRIu64, seq);
+}
+
+static void kept_unlink(struct view *v, uint64_t seq)
+{
+	char name[32];
+
+	kept_path(seq, name);
+	unlinkat(v->layers.workfd, name, 0);
 }
 
 static int add_part(struct view_dir *d, unsigned layer, unsigned from, const char *name)
@@ -103,6 +119,8 @@ void view_destroy(struct view *v)
 		struct view_node *n = v->all;
 
 		v->all = n->all_next;
+		if (n->kept_name)
+			kept_unlink(v, n->kept_name);
 		node_free(n);
 	}
 	node_free(v->root);
@@ -318,21 +336,27 @@ static int open_io(struct view *v, struct view_node *n, unsigned layer, const ch
 }
 
 /*
- * Opens n's object in the layer holding it; an O_PATH open fills st.  A
- * change racing with the request may have put another object at n's path
- * before the index says n is gone — a whiteout, typically, which an open
- * for I/O refuses (ENXIO; EACCES for a daemon that is not root: mode 000):
- * what is found must be of n's type, else n is gone.
+ * Opens n's object in the layer holding it (a gone node's: by the name or
+ * descriptor it kept, view_keep); an O_PATH open fills st.  A change
+ * racing with the request may have put another object at n's path before
+ * the index says n is gone — a whiteout, typically, which an open for I/O
+ * refuses (ENXIO; EACCES for a daemon that is not root: mode 000): what is
+ * found must be of n's type, else n is gone.
  */
 static int open_checked(struct view *v, struct view_node *n, int flags, struct stat *st)
 {
 	char path[PATH_MAX];
-	unsigned layer;
-	int fd, probe, kept;
+	unsigned layer = LAYER_WORK;  /* where a kept name is */
+	uint64_t seq;
+	int fd = 0, probe, kept;
 
 	pthread_mutex_lock(&v->node_lock);
 	kept = n->gone ? n->kept : -1;
-	fd = kept >= 0 ? 0 : node_path_locked(v, n, path, sizeof(path), &layer);
+	seq = n->gone ? n->kept_name : 0;
+	if (seq)
+		kept_path(seq, path);
+	else if (kept < 0)
+		fd = node_path_locked(v, n, path, sizeof(path), &layer);
 	pthread_mutex_unlock(&v->node_lock);
 	if (kept >= 0)
 		return open_kept(kept, flags, st);
@@ -377,9 +401,29 @@ int view_stat(struct view *v, struct view_node *n, struct stat *st)
 	return 0;
 }
 
+static struct view_node **link_slot(struct view *v, uint64_t ino)
+{
+	return &v->links[(ino * 0x9e3779b97f4a7c15ULL >> 32) & (v->links_cap - 1)];
+}
+
+/* How many names of the upper object ino are the view's own, kept in the
+ * work directory for gone nodes (view_keep), not the user's (node lock). */
+static nlink_t kept_links(struct view *v, ino_t ino)
+{
+	nlink_t k = 0;
+
+	if (!v->nkept)
+		return 0;
+	for (struct view_node *m = *link_slot(v, ino); m; m = m->link_next)
+		k += m->ino == ino && m->kept_name;
+	return k;
+}
+
 /* What the view shows of the backing attributes st of n's object. */
 void view_adjust(struct view *v, struct view_node *n, struct stat *st)
 {
+	nlink_t k;
+
 	pthread_mutex_lock(&v->node_lock);
 	if (n->d) {
 		st->st_ino = n->ino;
@@ -390,6 +434,8 @@ void view_adjust(struct view *v, struct view_node *n, struct stat *st)
 		if (n->d->nparts > 1 || v->layers.upper)
 			st->st_nlink = 1;
 	} else {
+		k = n->layer == 0 ? kept_links(v, st->st_ino) : 0;
+		st->st_nlink -= k < st->st_nlink ? k : st->st_nlink;
 		st->st_ino = layer_ino(&v->layers, n->layer, st->st_ino);
 	}
 	pthread_mutex_unlock(&v->node_lock);
@@ -778,11 +824,6 @@ void view_adopt(struct view_node *dir, struct view_node *n)
 	dir->d->kids = n;
 }
 
-static struct view_node **link_slot(struct view *v, uint64_t ino)
-{
-	return &v->links[(ino * 0x9e3779b97f4a7c15ULL >> 32) & (v->links_cap - 1)];
-}
-
 static void links_remove(struct view *v, struct view_node *n)
 {
 	struct view_node **p = link_slot(v, n->ino);
@@ -815,6 +856,24 @@ static void links_grow(struct view *v)
 	free(was);
 }
 
+/* Enters n, whose ino is its upper object's, in the table (node lock);
+ * false if there is no table to enter it in. */
+static bool links_add(struct view *v, struct view_node *n)
+{
+	struct view_node **slot;
+
+	if (v->nlinks >= v->links_cap)
+		links_grow(v);
+	if (!v->links_cap)
+		return false;
+	slot = link_slot(v, n->ino);
+	n->link_next = *slot;
+	*slot = n;
+	n->in_links = true;
+	v->nlinks++;
+	return true;
+}
+
 /*
  * The node the kernel is to know the upper file n (attributes st, as the
  * view shows them) by: a file with several links is one inode to the
@@ -842,25 +901,74 @@ struct view_node *view_links(struct view *v, struct view_node *n, const struct s
 			m->nlookup++;
 			m->linked = true;
 		} else {
-			if (v->nlinks >= v->links_cap)
-				links_grow(v);
-			if (v->links_cap) {
-				struct view_node **slot = link_slot(v, n->ino);
-
-				n->link_next = *slot;
-				*slot = n;
-				n->in_links = true;
-				v->nlinks++;
-			}
+			links_add(v, n);
 		}
 	}
 	pthread_mutex_unlock(&v->node_lock);
 	return m ? m : n;
 }
 
+/* n keeps its object by the name kept.N (N = seq) if it can be found in
+ * the table of links by its upper object's number ino (node lock). */
+static bool keep_name(struct view *v, struct view_node *n, uint64_t seq, ino_t ino)
+{
+	if (!n->in_links) {
+		n->ino = ino;
+		if (!links_add(v, n))
+			return false;
+	}
+	n->kept_name = seq;
+	v->nkept++;
+	return true;
+}
+
+/*
+ * n is about to lose its name while the kernel may still reach it (open,
+ * or by a link's dentry: dir.c, keep_object); fd, O_PATH, is its object,
+ * and is taken.  An upper object keeps a name instead of the descriptor:
+ * a hard link kept.N in the work directory, entered in the table of links
+ * so that view_adjust hides it from the link count, and removed when the
+ * kernel forgets n.  The descriptors then stay bounded by the open files,
+ * whatever number of inodes the kernel remembers.  A lower object (an open
+ * file whose name was whited out), or an upper one the daemon may not link
+ * (protected_hardlinks, EMLINK), keeps fd.
+ */
+void view_keep(struct view *v, struct view_node *n, int fd)
+{
+	char proc[32], name[32];
+	struct stat st;
+	uint64_t seq;
+	bool upper, named = false;
+
+	pthread_mutex_lock(&v->node_lock);
+	upper = n->layer == 0 && v->layers.workfd >= 0;
+	seq = ++v->kept_names;
+	pthread_mutex_unlock(&v->node_lock);
+	kept_path(seq, name);
+	fd_procpath(fd, proc);
+	if (upper && fstat(fd, &st) == 0)
+		named = linkat(AT_FDCWD, proc, v->layers.workfd, name, AT_SYMLINK_FOLLOW) == 0;
+	pthread_mutex_lock(&v->node_lock);
+	if (n->kept < 0 && !n->kept_name) {  /* else kept already */
+		if (named && keep_name(v, n, seq, st.st_ino)) {
+			named = false;
+		} else {
+			n->kept = fd;
+			fd = -1;
+		}
+	}
+	pthread_mutex_unlock(&v->node_lock);
+	if (named)
+		kept_unlink(v, seq);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* The kernel drops count references to n; what nothing holds goes. */
 void view_forget(struct view *v, struct view_node *n, uint64_t count)
 {
+	uint64_t kept = 0;
+
 	pthread_mutex_lock(&v->node_lock);
 	n->nlookup -= count < n->nlookup ? count : n->nlookup;
 	while (n != v->root && n->nlookup == 0 && !(n->d && n->d->kids)) {
@@ -871,6 +979,10 @@ void view_forget(struct view *v, struct view_node *n, uint64_t count)
 		kid_remove(n);
 		if (n->in_links)
 			links_remove(v, n);
+		if (n->kept_name) {
+			kept = n->kept_name;
+			v->nkept--;
+		}
 		if (n->d)
 			ring_drop(v, n);
 		if (n->all_prev)
@@ -884,6 +996,8 @@ void view_forget(struct view *v, struct view_node *n, uint64_t count)
 		n = p;
 	}
 	pthread_mutex_unlock(&v->node_lock);
+	if (kept)  /* a name in the work directory: not under the node lock */
+		kept_unlink(v, kept);
 }
 
 /* A file opened on n (delta 1) or closed (-1). */

@@ -90,7 +90,9 @@ struct view_node {
 	bool linked;               /* the kernel reaches it by other names too
 				      (a link made through the view) */
 	int kept;                  /* once gone: its object, O_PATH, if open or
-				      linked (dir.c, keep_object); else -1 */
+				      linked and not kept by name; else -1 */
+	uint64_t kept_name;        /* or N of its name kept.N in the work
+				      directory (view_keep); 0: none */
 	char *name;                /* its spelling in layer (the view's) */
 	struct view_dir *d;        /* directories only: immutable */
 	bool in_links;             /* in the view's table of linked files */
@@ -112,6 +114,9 @@ struct view {
 	struct view_node **links;  /* upper files with several links, by inode
 				      number: one node per object (view_links) */
 	size_t nlinks, links_cap;  /* entered, buckets (a power of two) */
+	uint64_t kept_names;       /* the last N of a kept.N made; node lock */
+	size_t nkept;              /* nodes with a kept name (all in links);
+				      node lock */
 	atomic_size_t index_bytes; /* all merged indexes' memory */
 	size_t index_limit;        /* -o index_mem (set before mounting) */
 	size_t index_evictions;    /* indexes freed to stay under it */
@@ -133,6 +138,7 @@ int view_reader_add(struct view *v, struct view_node *n, unsigned layer, int fd)
 void view_reader_drop(struct view *v, struct view_node *n, int fd);
 void view_readers_move(struct view *v, struct view_node *n);
 struct view_node *view_links(struct view *v, struct view_node *n, const struct stat *st);
+void view_keep(struct view *v, struct view_node *n, int fd);
 int view_part_path(struct view *v, struct view_node *dir, unsigned part, const char *name,
 		   char *buf, size_t len);
 int view_upper_part(struct view *v, struct view_node *dir);

@@ -44,4 +44,49 @@ expect OK unlink "$M/da/x"
 [ "$(cat <&3)" = dat ] || fail "the open descriptor"
 exec 3<&-
 cfs_umount
-echo "links: one inode after a remount, rename between them changes nothing"
+
+# A linked name removed while the kernel still reaches its inode by the
+# other name costs the daemon no descriptor (git writes each object so: a
+# temporary file, link(2) to its name, unlink of the temporary; the kernel
+# remembers every object's inode, and the daemon runs with
+# CF_DAEMON_NOFILE descriptors).  Each remaining name still answers, its
+# link count 1; the work directory is left empty by the unmount.
+ovl_mount "$opts" overlay
+mkdir "$M/git" || fail "mkdir git"
+python3 - "$M/git" "$CFS_PID" 400 <<'PY' || fail "link then unlink, 400 files"
+import os, sys
+d, pid, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+fds = lambda: len(os.listdir("/proc/%s/fd" % pid))
+before, bad = fds(), []
+for i in range(n):
+    tmp, obj = os.path.join(d, "tmp%d" % i), os.path.join(d, "obj%d" % i)
+    try:
+        with open(tmp, "w") as f:
+            f.write("object %d\n" % i)
+        os.link(tmp, obj)
+        os.unlink(tmp)
+    except OSError as e:
+        sys.exit("file %d of %d: %s (daemon descriptors: %d, %d before)" % (i, n, e, fds(), before))
+for i in range(n):
+    obj = os.path.join(d, "obj%d" % i)
+    try:
+        st = os.stat(obj)
+        with open(obj) as f:
+            if f.read() != "object %d\n" % i or st.st_nlink != 1:
+                bad.append("obj%d: nlink %d" % (i, st.st_nlink))
+    except OSError as e:
+        bad.append("obj%d: %s" % (i, e))
+after = fds()
+if after > before + 16:
+    bad.append("daemon descriptors %d, %d before %d links and unlinks" % (after, before, n))
+print("\n".join(bad[:10]), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+[ "$(ls "$M/git" | wc -l)" = 400 ] || fail "git holds $(ls "$M/git" | wc -l) names, not 400"
+cfs_umount
+[ -z "$(ls -A "$W/work")" ] || fail "the unmount left $(ls -A "$W/work" | wc -l) names in the work directory"
+ovl_mount "$opts" overlay
+[ "$(cat "$M/git/obj399")" = "object 399" ] || fail "git/obj399 after a remount"
+cfs_umount
+echo "links: one inode after a remount, rename between them changes nothing; 400 links" \
+	"whose first name went cost no descriptor"
