@@ -56,9 +56,12 @@ all=$(($(rss) - base))
 echo "VmRSS $base kB after mounting; +$one kB after a miss in d01 ($per names)," \
 	"+$all kB after an unlink in d00 and misses in d02 to d$(printf %02d $((dirs - 1)))"
 # The bound (1 MiB) and the index in use, with as much again for the
-# allocator's slack; without the bound the growth is $dirs indexes.
+# allocator's slack, and 3 MiB for the worker threads a loaded machine
+# makes the daemon start (their stacks, the sanitizer's caches: two runs
+# beside other tests went 500-700 kB over a 1 MiB slack); without the
+# bound the growth is $dirs indexes.
 [ "$one" -gt 2048 ] || fail "one index grew the daemon by only $one kB: the test measures nothing"
-[ "$all" -le $((2 * one + 1024)) ] ||
+[ "$all" -le $((2 * one + 4096)) ] ||
 	fail "misses in $dirs directories grew the daemon by $all kB (one: $one kB): indexes not bounded"
 
 # The indexes freed are rebuilt when needed, and answer as before.
@@ -85,7 +88,7 @@ for d in $(seq 0 $((dirs - 1))); do
 done
 held=$(($(rss) - base))
 echo "+$held kB with names held in all $dirs directories"
-[ "$held" -le $((2 * one + 1024)) ] ||
+[ "$held" -le $((2 * one + 4096)) ] ||
 	fail "names held in $dirs directories grew the daemon by $held kB (one: $one kB):" \
 		"their nodes keep the indexes"
 # d02's index is rebuilt: each held node must be the one its name finds.
