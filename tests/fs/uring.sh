@@ -9,7 +9,8 @@
 # and removed in a casefolded directory, contents compared with the backing
 # tree and a lookup in another case; a 5 MB write and reads served by the
 # daemon (-o nopassthrough), and reads of every size around the read path's
-# boundaries (readsizes.py); callers killed while their requests
+# boundaries (readsizes.py) and the real-tree session (realwork.sh: untar,
+# find, grep, diff, git, rm -rf); callers killed while their requests
 # wait on a stopped daemon and while it answers; a clean unmount (exit
 # status 0, sanitizers included); without -o uring (the default), and with
 # enable_uring unset, requests stay on read(2).
@@ -120,6 +121,9 @@ for d in ci/sizes behind; do
 		fail "io_uring: reads of $d"
 done
 rm -rf "$M/ci/sizes" "$M/behind"
+# The real-tree session (realwork.sh), every request by the rings.
+. "$(dirname "$0")/realwork.sh"
+work "io_uring" "$M/ci" "$B/ci"
 cfs_umount
 
 # Not asked (the default): INIT does not take it, nothing comes by the rings.
