@@ -122,7 +122,7 @@ for d in ci/sizes behind; do
 done
 rm -rf "$M/ci/sizes" "$M/behind"
 # The real-tree session (realwork.sh), every request by the rings.
-. "$(dirname "$0")/realwork.sh"
+. "$CF_ROOT/tests/fs/realwork.sh" || fail "realwork.sh"
 work "io_uring" "$M/ci" "$B/ci"
 cfs_umount
 
