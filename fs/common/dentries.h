@@ -15,8 +15,17 @@
 #include "common/lowlevel.h"
 #include "common/names.h"
 
-/* One directory's record, for the epoch it was made in. */
-#define CFS_MISSES 12
+/*
+ * One directory's record, for the epoch it was made in.  CFS_MISSES: the
+ * misses kept by spelling, beyond which every creation of a missed class
+ * bumps the epoch.  git probes about twenty names in .git that it does not
+ * have (MERGE_HEAD, index.lock, ...) and creates index.lock on every
+ * status that refreshes the index: at 12 each such status expired every
+ * dentry of the mount, at 16 the second one did; 32 holds a session of
+ * status and commit (bench/work.sh, BENCHMARKS.md) for 160 more bytes per
+ * remembered directory.
+ */
+#define CFS_MISSES 32
 struct cfs_dcache {
 	uint64_t epoch;         /* the mount's epoch when recorded; older: nothing */
 	uint64_t miss_classes[2];    /* a bit per class of names (rule hash, mod
