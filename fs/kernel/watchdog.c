@@ -56,7 +56,7 @@ static const char *syscall_name(long nr)
 		{ SYS_open, "open" }, { SYS_newfstatat, "newfstatat" }, { SYS_statx, "statx" },
 		{ SYS_fstat, "fstat" }, { SYS_getdents64, "getdents64" }, { SYS_fsync, "fsync" },
 		{ SYS_fdatasync, "fdatasync" }, { SYS_fallocate, "fallocate" },
-		{ SYS_ioctl, "ioctl" }, { SYS_futex, "futex" }, { SYS_splice, "splice" },
+		{ SYS_ioctl, "ioctl" }, { SYS_futex, "futex" },
 		{ SYS_renameat2, "renameat2" }, { SYS_unlinkat, "unlinkat" },
 		{ SYS_mkdirat, "mkdirat" }, { SYS_linkat, "linkat" }, { SYS_symlinkat, "symlinkat" },
 		{ SYS_fcntl, "fcntl" }, { SYS_flock, "flock" }, { SYS_copy_file_range, "copy_file_range" },
