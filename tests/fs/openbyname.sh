@@ -98,17 +98,18 @@ while time.time() < end:
             raise
         refused += 1
         continue
+    err = None
     try:
         st = os.fstat(fd)
         got = os.read(fd, 100)
     except OSError as e:
         if e.errno in (errno.EIO, errno.ENOTCONN, errno.ECONNABORTED):
             raise
-        got = None
+        got, err = None, e
     finally:
         os.close(fd)
     if stat.S_ISREG(st.st_mode) and got not in (real, other):
-        sys.exit("read %r from a regular file of %d bytes" % (got, st.st_size))
+        sys.exit("read %r (%s) from a regular file of %d bytes" % (got, err, st.st_size))
     if stat.S_ISFIFO(st.st_mode) and got:
         sys.exit("read %r from the FIFO" % got)
     opened += 1
