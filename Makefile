@@ -214,6 +214,12 @@ $(O)/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRC) $(wildcard lib/*.h lib/tables/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(WARN) $(CF_CPPFLAGS) $(CPPFLAGS) -Ilib -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=all -o $@ $< $(LIB_SRC) -lext2fs -lcom_err
+# The request decoder alone: fs/kernel's dispatch and replies, no kernel.
+FUZZ_KERNEL_SRC := fs/kernel/dispatch.c fs/kernel/reply.c fs/kernel/backing.c
+$(O)/fuzz/fuzz_dispatch: fuzz/fuzz_dispatch.c $(FUZZ_KERNEL_SRC) $(wildcard fs/kernel/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(WARN) $(CF_CPPFLAGS) $(CPPFLAGS) -Ifs -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=all -o $@ $< $(FUZZ_KERNEL_SRC) -lpthread
 fuzz-targets: $(FUZZ_TARGETS)
 fuzz: fuzz-targets
 	tests/fuzz/seeds $(O)/fuzz/corpus

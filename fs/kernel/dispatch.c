@@ -1,8 +1,15 @@
 /*
- * One request: its arguments decoded from the kernel's layout into the
- * handler's, the handler called, or the answer libfuse 3.14 gave where the
- * table has none.  Lengths are checked before anything is read: a request
- * shorter than its opcode's arguments is answered EINVAL.
+ * The protocol in one table (protocol[] below), indexed by opcode: each
+ * row names the opcode for the logs, gives the least body it decodes, its
+ * decoder and the operation table's slot for its handler.  fk_dispatch
+ * serves every request through it, whichever way it came (loop.c's
+ * read(2), uring.c's entries); fk_opname reads its names for the -d log
+ * and the watchdog.  INIT is answered before any request, by session.c.
+ *
+ * Lengths are checked before anything is read: a body shorter than its
+ * row's least is answered EINVAL, and a decoder checks what lies past it
+ * (names and their NULs, a WRITE's data).  Without a handler, the answer
+ * libfuse 3.14 gave: ENOSYS, or the row's own (OPTIONAL).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,15 +50,294 @@ static void file_init(struct fk_file_info *fi, uint64_t fh, uint32_t flags)
 	fi->backing_fd = -1;
 }
 
-/* SETATTR: the kernel's record as struct stat and FATTR_* bits. */
-static void do_setattr(fk_req_t req, const struct fuse_setattr_in *in)
+/* A row's handler: 0 is INIT's slot, never a request's, so 0 means none. */
+_Static_assert(offsetof(struct fk_ops, init) == 0, "slot 0 must not be a request's");
+#define SLOT(handler) offsetof(struct fk_ops, handler)
+
+enum {
+	NO_REPLY = 1,  /* the kernel waits for nothing: a short body or no handler, dropped */
+	OPTIONAL = 2,  /* without a handler the decoder answers as libfuse did */
+};
+
+struct opdesc {
+	const char *name;  /* as libfuse logged it */
+	size_t least;      /* the shortest body decodable; shorter is EINVAL */
+	void (*decode)(fk_req_t req, const struct opdesc *d, struct args *a);
+	size_t slot;       /* SLOT(handler), 0: none */
+	unsigned flags;
+};
+
+/* The row's handler, as the type its slot has (decoders shared by opcodes). */
+#define HANDLER(req, d, type) (*(type const *)(const void *)((const char *)(req)->se->ops + (d)->slot))
+typedef void name_op(fk_req_t, fk_ino_t, const char *);
+typedef void file_op(fk_req_t, fk_ino_t, struct fk_file_info *);
+typedef void read_op(fk_req_t, fk_ino_t, size_t, off_t, struct fk_file_info *);
+typedef void sync_op(fk_req_t, fk_ino_t, int, struct fk_file_info *);
+
+/* Whether the operation table fills the slot. */
+static bool handled(const struct fk_ops *ops, size_t slot)
 {
+	void (*fn)(void);
+
+	memcpy(&fn, (const char *)ops + slot, sizeof(fn));
+	return fn != NULL;
+}
+
+/* LOOKUP, UNLINK, RMDIR, REMOVEXATTR: one name. */
+static void dec_name(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const char *name = take_name(a);
+
+	if (!name)
+		fk_reply_err(req, EINVAL);
+	else
+		HANDLER(req, d, name_op *)(req, req->nodeid, name);
+}
+
+static void dec_mknod(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_mknod_in *in = take(a, sizeof(*in));
+	const char *name = take_name(a);
+
+	(void)d;
+	if (!name) {
+		fk_reply_err(req, EINVAL);
+		return;
+	}
+	req->ctx.umask = in->umask;
+	req->se->ops->mknod(req, req->nodeid, name, in->mode, in->rdev);
+}
+
+static void dec_mkdir(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_mkdir_in *in = take(a, sizeof(*in));
+	const char *name = take_name(a);
+
+	(void)d;
+	if (!name) {
+		fk_reply_err(req, EINVAL);
+		return;
+	}
+	req->ctx.umask = in->umask;
+	req->se->ops->mkdir(req, req->nodeid, name, in->mode);
+}
+
+/* The link's name, then its target. */
+static void dec_symlink(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const char *name = take_name(a);
+	const char *target = name ? take_name(a) : NULL;
+
+	(void)d;
+	if (!target) {
+		fk_reply_err(req, EINVAL);
+		return;
+	}
+	req->se->ops->symlink(req, target, req->nodeid, name);
+}
+
+/* RENAME and RENAME2: the new directory (and flags), the old name, the new. */
+static void renamed(fk_req_t req, struct args *a, uint64_t newdir, unsigned flags)
+{
+	const char *name = take_name(a);
+	const char *newname = name ? take_name(a) : NULL;
+
+	if (!newname) {
+		fk_reply_err(req, EINVAL);
+		return;
+	}
+	req->se->ops->rename(req, req->nodeid, name, newdir, newname, flags);
+}
+
+static void dec_rename(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_rename_in *in = take(a, sizeof(*in));
+
+	(void)d;
+	renamed(req, a, in->newdir, 0);
+}
+
+static void dec_rename2(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_rename2_in *in = take(a, sizeof(*in));
+
+	(void)d;
+	renamed(req, a, in->newdir, in->flags);
+}
+
+static void dec_link(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_link_in *in = take(a, sizeof(*in));
+	const char *name = take_name(a);
+
+	(void)d;
+	if (!name) {
+		fk_reply_err(req, EINVAL);
+		return;
+	}
+	req->se->ops->link(req, in->oldnodeid, req->nodeid, name);
+}
+
+static void dec_create(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_create_in *in = take(a, sizeof(*in));
+	const char *name = take_name(a);
+	struct fk_file_info fi;
+
+	(void)d;
+	if (!name) {
+		fk_reply_err(req, EINVAL);
+		return;
+	}
+	file_init(&fi, 0, in->flags);
+	req->ctx.umask = in->umask;
+	req->se->ops->create(req, req->nodeid, name, in->mode, &fi);
+}
+
+/* OPEN and OPENDIR (OPTIONAL: without a handler, libfuse's open succeeds). */
+static void dec_open(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_open_in *in = take(a, sizeof(*in));
+	struct fk_file_info fi;
+
+	file_init(&fi, 0, in->flags);
+	fi.kill_suidgid = (in->open_flags & FUSE_OPEN_KILL_SUIDGID) != 0;
+	if (!handled(req->se->ops, d->slot))
+		fk_reply_open(req, &fi);
+	else
+		HANDLER(req, d, file_op *)(req, req->nodeid, &fi);
+}
+
+/* READ, READDIR, READDIRPLUS. */
+static void dec_read(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_read_in *in = take(a, sizeof(*in));
+	struct fk_file_info fi;
+
+	file_init(&fi, in->fh, in->flags);
+	fi.lock_owner = in->lock_owner;
+	HANDLER(req, d, read_op *)(req, req->nodeid, in->size, (off_t)in->offset, &fi);
+}
+
+static void dec_write(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_write_in *in = take(a, sizeof(*in));
+	const char *data = take(a, in->size);
+	struct fk_file_info fi;
+
+	(void)d;
+	if (!data) {
+		fk_reply_err(req, EINVAL);
+		return;
+	}
+	file_init(&fi, in->fh, in->flags);
+	fi.writepage = (in->write_flags & FUSE_WRITE_CACHE) != 0;
+	fi.kill_suidgid = (in->write_flags & FUSE_WRITE_KILL_SUIDGID) != 0;
+	fi.lock_owner = in->lock_owner;
+	req->se->ops->write(req, req->nodeid, data, in->size, (off_t)in->offset, &fi);
+}
+
+static void dec_flush(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_flush_in *in = take(a, sizeof(*in));
+	struct fk_file_info fi;
+
+	(void)d;
+	file_init(&fi, in->fh, 0);
+	fi.flush = 1;
+	fi.lock_owner = in->lock_owner;
+	req->se->ops->flush(req, req->nodeid, &fi);
+}
+
+/*
+ * RELEASE and RELEASEDIR (OPTIONAL: without a handler, success).  A file's
+ * passthrough record is dropped whatever the handler does (backing.c).
+ */
+static void dec_release(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_release_in *in = take(a, sizeof(*in));
+	struct fk_file_info fi;
+
+	if (req->opcode == FUSE_RELEASE)
+		fk_backing_release(req->se, req->nodeid);
+	file_init(&fi, in->fh, in->flags);
+	fi.flush = (in->release_flags & FUSE_RELEASE_FLUSH) != 0;
+	fi.lock_owner = in->lock_owner;
+	if (!handled(req->se->ops, d->slot))
+		fk_reply_err(req, 0);
+	else
+		HANDLER(req, d, file_op *)(req, req->nodeid, &fi);
+}
+
+/* FSYNC and FSYNCDIR. */
+static void dec_fsync(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_fsync_in *in = take(a, sizeof(*in));
+	struct fk_file_info fi;
+
+	file_init(&fi, in->fh, 0);
+	HANDLER(req, d, sync_op *)(req, req->nodeid, in->fsync_flags & FUSE_FSYNC_FDATASYNC, &fi);
+}
+
+static void dec_fallocate(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_fallocate_in *in = take(a, sizeof(*in));
+	struct fk_file_info fi;
+
+	(void)d;
+	file_init(&fi, in->fh, 0);
+	req->se->ops->fallocate(req, req->nodeid, (int)in->mode, (off_t)in->offset,
+				(off_t)in->length, &fi);
+}
+
+/* The ioctl's input follows; a directory's only if INIT took FUSE_HAS_IOCTL_DIR. */
+static void dec_ioctl(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_ioctl_in *in = take(a, sizeof(*in));
+	const void *data = take(a, in->in_size);
+	struct fk_file_info fi;
+
+	(void)d;
+	if (!data) {
+		fk_reply_err(req, EINVAL);
+		return;
+	}
+	if ((in->flags & FUSE_IOCTL_DIR) && !(req->se->conn.want & FUSE_HAS_IOCTL_DIR)) {
+		fk_reply_err(req, ENOTTY);
+		return;
+	}
+	file_init(&fi, in->fh, 0);
+	req->se->ops->ioctl(req, req->nodeid, in->cmd, (void *)(uintptr_t)in->arg, &fi, in->flags,
+			    in->in_size ? data : NULL, in->in_size, in->out_size);
+}
+
+/* GETATTR: the body is optional, as libfuse took it; a file handle if it says so. */
+static void dec_getattr(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_getattr_in *in = take(a, sizeof(*in));
+	struct fk_file_info fi;
+
+	(void)d;
+	if (in && (in->getattr_flags & FUSE_GETATTR_FH)) {
+		file_init(&fi, in->fh, 0);
+		req->se->ops->getattr(req, req->nodeid, &fi);
+	} else {
+		req->se->ops->getattr(req, req->nodeid, NULL);
+	}
+}
+
+/* SETATTR: the kernel's record as struct stat and FATTR_* bits. */
+static void dec_setattr(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_setattr_in *in = take(a, sizeof(*in));
 	struct fk_file_info fi, *fip = NULL;
 	struct stat st = { 0 };
-	int valid = (int)(in->valid & (FATTR_MODE | FATTR_UID | FATTR_GID | FATTR_SIZE |
-				       FATTR_ATIME | FATTR_MTIME | FATTR_ATIME_NOW |
-				       FATTR_MTIME_NOW | FATTR_CTIME | FATTR_KILL_SUIDGID));
+	int valid;
 
+	(void)d;
+	valid = (int)(in->valid & (FATTR_MODE | FATTR_UID | FATTR_GID | FATTR_SIZE | FATTR_ATIME |
+				   FATTR_MTIME | FATTR_ATIME_NOW | FATTR_MTIME_NOW | FATTR_CTIME |
+				   FATTR_KILL_SUIDGID));
 	st.st_mode = in->mode;
 	st.st_uid = in->uid;
 	st.st_gid = in->gid;
@@ -69,315 +355,78 @@ static void do_setattr(fk_req_t req, const struct fuse_setattr_in *in)
 	req->se->ops->setattr(req, req->nodeid, &st, valid, fip);
 }
 
-/* Opcodes with a name or two (LOOKUP, UNLINK, RMDIR, MKNOD, ...). */
-static bool do_names(fk_req_t req, const struct fk_ops *ops, struct args *a)
+static void dec_readlink(fk_req_t req, const struct opdesc *d, struct args *a)
 {
-	const char *name, *other;
-
-	switch (req->opcode) {
-	case FUSE_LOOKUP:
-	case FUSE_UNLINK:
-	case FUSE_RMDIR:
-	case FUSE_REMOVEXATTR: {
-		void (*op)(fk_req_t, fk_ino_t, const char *) =
-			req->opcode == FUSE_LOOKUP ? ops->lookup :
-			req->opcode == FUSE_UNLINK ? ops->unlink :
-			req->opcode == FUSE_RMDIR ? ops->rmdir : ops->removexattr;
-
-		if (!op)
-			return false;
-		if (!(name = take_name(a)))
-			return fk_reply_err(req, EINVAL), true;
-		op(req, req->nodeid, name);
-		return true;
-	}
-	case FUSE_MKNOD: {
-		const struct fuse_mknod_in *in = take(a, sizeof(*in));
-
-		if (!ops->mknod)
-			return false;
-		if (!in || !(name = take_name(a)))
-			return fk_reply_err(req, EINVAL), true;
-		req->ctx.umask = in->umask;
-		ops->mknod(req, req->nodeid, name, in->mode, in->rdev);
-		return true;
-	}
-	case FUSE_MKDIR: {
-		const struct fuse_mkdir_in *in = take(a, sizeof(*in));
-
-		if (!ops->mkdir)
-			return false;
-		if (!in || !(name = take_name(a)))
-			return fk_reply_err(req, EINVAL), true;
-		req->ctx.umask = in->umask;
-		ops->mkdir(req, req->nodeid, name, in->mode);
-		return true;
-	}
-	case FUSE_SYMLINK:
-		if (!ops->symlink)
-			return false;
-		if (!(name = take_name(a)) || !(other = take_name(a)))
-			return fk_reply_err(req, EINVAL), true;
-		ops->symlink(req, other, req->nodeid, name);
-		return true;
-	case FUSE_RENAME:
-	case FUSE_RENAME2: {
-		const struct fuse_rename2_in *in2 = NULL;
-		const struct fuse_rename_in *in = NULL;
-		uint64_t newdir;
-
-		if (!ops->rename)
-			return false;
-		if (req->opcode == FUSE_RENAME2)
-			in2 = take(a, sizeof(*in2));
-		else
-			in = take(a, sizeof(*in));
-		if ((!in && !in2) || !(name = take_name(a)) || !(other = take_name(a)))
-			return fk_reply_err(req, EINVAL), true;
-		newdir = in2 ? in2->newdir : in->newdir;
-		ops->rename(req, req->nodeid, name, newdir, other, in2 ? in2->flags : 0);
-		return true;
-	}
-	case FUSE_LINK: {
-		const struct fuse_link_in *in = take(a, sizeof(*in));
-
-		if (!ops->link)
-			return false;
-		if (!in || !(name = take_name(a)))
-			return fk_reply_err(req, EINVAL), true;
-		ops->link(req, in->oldnodeid, req->nodeid, name);
-		return true;
-	}
-	case FUSE_CREATE: {
-		const struct fuse_create_in *in = take(a, sizeof(*in));
-		struct fk_file_info fi;
-
-		if (!ops->create)
-			return false;
-		if (!in || !(name = take_name(a)))
-			return fk_reply_err(req, EINVAL), true;
-		file_init(&fi, 0, in->flags);
-		req->ctx.umask = in->umask;
-		ops->create(req, req->nodeid, name, in->mode, &fi);
-		return true;
-	}
-	}
-	return false;
+	(void)d;
+	(void)a;
+	req->se->ops->readlink(req, req->nodeid);
 }
 
-/* Opcodes on an open file or directory. */
-static bool do_files(fk_req_t req, const struct fk_ops *ops, struct args *a)
+/* STATFS (OPTIONAL: without a handler, libfuse's answer). */
+static void dec_statfs(fk_req_t req, const struct opdesc *d, struct args *a)
 {
-	struct fk_file_info fi;
+	struct statvfs st = { .f_namemax = 255, .f_bsize = 512 };
 
-	switch (req->opcode) {
-	case FUSE_OPEN:
-	case FUSE_OPENDIR: {
-		const struct fuse_open_in *in = take(a, sizeof(*in));
-		bool dir = req->opcode == FUSE_OPENDIR;
-
-		if (!in)
-			return fk_reply_err(req, EINVAL), true;
-		file_init(&fi, 0, in->flags);
-		fi.kill_suidgid = (in->open_flags & FUSE_OPEN_KILL_SUIDGID) != 0;
-		if (dir ? !ops->opendir : !ops->open)
-			return fk_reply_open(req, &fi), true;  /* libfuse: open succeeds */
-		(dir ? ops->opendir : ops->open)(req, req->nodeid, &fi);
-		return true;
-	}
-	case FUSE_READ:
-	case FUSE_READDIR:
-	case FUSE_READDIRPLUS: {
-		const struct fuse_read_in *in = take(a, sizeof(*in));
-		void (*op)(fk_req_t, fk_ino_t, size_t, off_t, struct fk_file_info *) =
-			req->opcode == FUSE_READ ? ops->read :
-			req->opcode == FUSE_READDIR ? ops->readdir : ops->readdirplus;
-
-		if (!op)
-			return false;
-		if (!in)
-			return fk_reply_err(req, EINVAL), true;
-		file_init(&fi, in->fh, in->flags);
-		fi.lock_owner = in->lock_owner;
-		op(req, req->nodeid, in->size, (off_t)in->offset, &fi);
-		return true;
-	}
-	case FUSE_WRITE: {
-		const struct fuse_write_in *in = take(a, sizeof(*in));
-		const char *data;
-
-		if (!ops->write)
-			return false;
-		if (!in || !(data = take(a, in->size)))
-			return fk_reply_err(req, EINVAL), true;
-		file_init(&fi, in->fh, in->flags);
-		fi.writepage = (in->write_flags & FUSE_WRITE_CACHE) != 0;
-		fi.kill_suidgid = (in->write_flags & FUSE_WRITE_KILL_SUIDGID) != 0;
-		fi.lock_owner = in->lock_owner;
-		ops->write(req, req->nodeid, data, in->size, (off_t)in->offset, &fi);
-		return true;
-	}
-	case FUSE_FLUSH: {
-		const struct fuse_flush_in *in = take(a, sizeof(*in));
-
-		if (!ops->flush)
-			return false;
-		if (!in)
-			return fk_reply_err(req, EINVAL), true;
-		file_init(&fi, in->fh, 0);
-		fi.flush = 1;
-		fi.lock_owner = in->lock_owner;
-		ops->flush(req, req->nodeid, &fi);
-		return true;
-	}
-	case FUSE_RELEASE:
-	case FUSE_RELEASEDIR: {
-		const struct fuse_release_in *in = take(a, sizeof(*in));
-		bool dir = req->opcode == FUSE_RELEASEDIR;
-
-		if (!in)
-			return fk_reply_err(req, EINVAL), true;
-		if (!dir)
-			fk_backing_release(req->se, req->nodeid);
-		file_init(&fi, in->fh, in->flags);
-		fi.flush = (in->release_flags & FUSE_RELEASE_FLUSH) != 0;
-		fi.lock_owner = in->lock_owner;
-		if (dir ? !ops->releasedir : !ops->release)
-			return fk_reply_err(req, 0), true;
-		(dir ? ops->releasedir : ops->release)(req, req->nodeid, &fi);
-		return true;
-	}
-	case FUSE_FSYNC:
-	case FUSE_FSYNCDIR: {
-		const struct fuse_fsync_in *in = take(a, sizeof(*in));
-		void (*op)(fk_req_t, fk_ino_t, int, struct fk_file_info *) =
-			req->opcode == FUSE_FSYNC ? ops->fsync : ops->fsyncdir;
-
-		if (!op)
-			return false;
-		if (!in)
-			return fk_reply_err(req, EINVAL), true;
-		file_init(&fi, in->fh, 0);
-		op(req, req->nodeid, in->fsync_flags & FUSE_FSYNC_FDATASYNC, &fi);
-		return true;
-	}
-	case FUSE_FALLOCATE: {
-		const struct fuse_fallocate_in *in = take(a, sizeof(*in));
-
-		if (!ops->fallocate)
-			return false;
-		if (!in)
-			return fk_reply_err(req, EINVAL), true;
-		file_init(&fi, in->fh, 0);
-		ops->fallocate(req, req->nodeid, (int)in->mode, (off_t)in->offset,
-			       (off_t)in->length, &fi);
-		return true;
-	}
-	case FUSE_IOCTL: {
-		const struct fuse_ioctl_in *in = take(a, sizeof(*in));
-		const void *data;
-
-		if (!ops->ioctl)
-			return false;
-		if (!in || !(data = take(a, in->in_size)))
-			return fk_reply_err(req, EINVAL), true;
-		if ((in->flags & FUSE_IOCTL_DIR) && !(req->se->conn.want & FUSE_HAS_IOCTL_DIR))
-			return fk_reply_err(req, ENOTTY), true;
-		file_init(&fi, in->fh, 0);
-		ops->ioctl(req, req->nodeid, in->cmd, (void *)(uintptr_t)in->arg, &fi, in->flags,
-			   in->in_size ? data : NULL, in->in_size, in->out_size);
-		return true;
-	}
-	}
-	return false;
+	(void)a;
+	if (!handled(req->se->ops, d->slot))
+		fk_reply_statfs(req, &st);
+	else
+		req->se->ops->statfs(req, req->nodeid);
 }
 
-/* Opcodes on the node alone. */
-static bool do_nodes(fk_req_t req, const struct fk_ops *ops, struct args *a)
+/* SETXATTR: without FUSE_SETXATTR_EXT the kernel sends the 7.32 layout. */
+static void dec_setxattr(fk_req_t req, const struct opdesc *d, struct args *a)
 {
-	switch (req->opcode) {
-	case FUSE_GETATTR: {
-		const struct fuse_getattr_in *in = take(a, sizeof(*in));
-		struct fk_file_info fi;
+	const struct fuse_setxattr_in *in = take(a, FUSE_COMPAT_SETXATTR_IN_SIZE);
+	const char *name = take_name(a);
+	const char *value = name ? take(a, in->size) : NULL;
 
-		if (!ops->getattr)
-			return false;
-		if (in && (in->getattr_flags & FUSE_GETATTR_FH)) {
-			file_init(&fi, in->fh, 0);
-			ops->getattr(req, req->nodeid, &fi);
-		} else {
-			ops->getattr(req, req->nodeid, NULL);
-		}
-		return true;
-	}
-	case FUSE_SETATTR: {
-		const struct fuse_setattr_in *in = take(a, sizeof(*in));
-
-		if (!ops->setattr)
-			return false;
-		if (!in)
-			return fk_reply_err(req, EINVAL), true;
-		do_setattr(req, in);
-		return true;
-	}
-	case FUSE_READLINK:
-		if (!ops->readlink)
-			return false;
-		ops->readlink(req, req->nodeid);
-		return true;
-	case FUSE_STATFS:
-		if (!ops->statfs)
-			return false;
-		ops->statfs(req, req->nodeid);
-		return true;
-	case FUSE_SETXATTR: {
-		/* Without FUSE_SETXATTR_EXT the kernel sends the 7.32 layout. */
-		const struct fuse_setxattr_in *in = take(a, FUSE_COMPAT_SETXATTR_IN_SIZE);
-		const char *name, *value;
-
-		if (!ops->setxattr)
-			return false;
-		if (!in || !(name = take_name(a)) || !(value = take(a, in->size)))
-			return fk_reply_err(req, EINVAL), true;
-		ops->setxattr(req, req->nodeid, name, value, in->size, (int)in->flags);
-		return true;
-	}
-	case FUSE_GETXATTR:
-	case FUSE_LISTXATTR: {
-		const struct fuse_getxattr_in *in = take(a, sizeof(*in));
-		const char *name;
-
-		if (req->opcode == FUSE_GETXATTR ? !ops->getxattr : !ops->listxattr)
-			return false;
-		if (!in)
-			return fk_reply_err(req, EINVAL), true;
-		if (req->opcode == FUSE_LISTXATTR) {
-			ops->listxattr(req, req->nodeid, in->size);
-			return true;
-		}
-		if (!(name = take_name(a)))
-			return fk_reply_err(req, EINVAL), true;
-		ops->getxattr(req, req->nodeid, name, in->size);
-		return true;
-	}
-	}
-	return false;
-}
-
-/* FORGET and BATCH_FORGET: no reply, whatever happens. */
-static void do_forget(fk_req_t req, const struct fk_ops *ops, struct args *a)
-{
-	if (req->opcode == FUSE_FORGET) {
-		const struct fuse_forget_in *in = take(a, sizeof(*in));
-
-		if (in && ops->forget)
-			ops->forget(req, req->nodeid, in->nlookup);
+	(void)d;
+	if (!value) {
+		fk_reply_err(req, EINVAL);
 		return;
 	}
-	const struct fuse_batch_forget_in *in = take(a, sizeof(*in));
-	struct fk_forget_data *list;
+	req->se->ops->setxattr(req, req->nodeid, name, value, in->size, (int)in->flags);
+}
 
-	if (!in || !(list = take(a, (size_t)in->count * sizeof(*list))))
+static void dec_getxattr(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_getxattr_in *in = take(a, sizeof(*in));
+	const char *name = take_name(a);
+
+	(void)d;
+	if (!name) {
+		fk_reply_err(req, EINVAL);
+		return;
+	}
+	req->se->ops->getxattr(req, req->nodeid, name, in->size);
+}
+
+static void dec_listxattr(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_getxattr_in *in = take(a, sizeof(*in));
+
+	(void)d;
+	req->se->ops->listxattr(req, req->nodeid, in->size);
+}
+
+static void dec_forget(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fuse_forget_in *in = take(a, sizeof(*in));
+
+	(void)d;
+	req->se->ops->forget(req, req->nodeid, in->nlookup);
+}
+
+/* BATCH_FORGET (OPTIONAL: without forget_multi, one forget per node). */
+static void dec_batch_forget(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	const struct fk_ops *ops = req->se->ops;
+	const struct fuse_batch_forget_in *in = take(a, sizeof(*in));
+	struct fk_forget_data *list = take(a, (size_t)in->count * sizeof(*list));
+
+	(void)d;
+	if (!list)
 		return;
 	if (ops->forget_multi) {
 		ops->forget_multi(req, in->count, list);
@@ -387,31 +436,100 @@ static void do_forget(fk_req_t req, const struct fk_ops *ops, struct args *a)
 		ops->forget(req, list[i].ino, list[i].nlookup);
 }
 
-/* An opcode's name, as libfuse logged it. */
+/* Every handler answers at once or not at all: the kernel drops the
+ * interrupt when the request is answered. */
+static void dec_interrupt(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	(void)req;
+	(void)d;
+	(void)a;
+}
+
+static void dec_destroy(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	(void)d;
+	(void)a;
+	fk_reply_err(req, 0);
+}
+
+/* INIT comes once, first, to session.c; another is a protocol error. */
+static void dec_init(fk_req_t req, const struct opdesc *d, struct args *a)
+{
+	(void)d;
+	(void)a;
+	fk_reply_err(req, EPROTO);
+}
+
+/* A name is at least its NUL. */
+#define NAME 1
+
+/* The protocol: rows without a decoder are named for the log and answered ENOSYS. */
+static const struct opdesc protocol[] = {
+	[FUSE_LOOKUP] = { "LOOKUP", NAME, dec_name, SLOT(lookup), 0 },
+	[FUSE_FORGET] = { "FORGET", sizeof(struct fuse_forget_in), dec_forget, SLOT(forget),
+			  NO_REPLY },
+	[FUSE_GETATTR] = { "GETATTR", 0, dec_getattr, SLOT(getattr), 0 },
+	[FUSE_SETATTR] = { "SETATTR", sizeof(struct fuse_setattr_in), dec_setattr,
+			   SLOT(setattr), 0 },
+	[FUSE_READLINK] = { "READLINK", 0, dec_readlink, SLOT(readlink), 0 },
+	[FUSE_SYMLINK] = { "SYMLINK", 2 * NAME, dec_symlink, SLOT(symlink), 0 },
+	[FUSE_MKNOD] = { "MKNOD", sizeof(struct fuse_mknod_in) + NAME, dec_mknod, SLOT(mknod), 0 },
+	[FUSE_MKDIR] = { "MKDIR", sizeof(struct fuse_mkdir_in) + NAME, dec_mkdir, SLOT(mkdir), 0 },
+	[FUSE_UNLINK] = { "UNLINK", NAME, dec_name, SLOT(unlink), 0 },
+	[FUSE_RMDIR] = { "RMDIR", NAME, dec_name, SLOT(rmdir), 0 },
+	[FUSE_RENAME] = { "RENAME", sizeof(struct fuse_rename_in) + 2 * NAME, dec_rename,
+			  SLOT(rename), 0 },
+	[FUSE_LINK] = { "LINK", sizeof(struct fuse_link_in) + NAME, dec_link, SLOT(link), 0 },
+	[FUSE_OPEN] = { "OPEN", sizeof(struct fuse_open_in), dec_open, SLOT(open), OPTIONAL },
+	[FUSE_READ] = { "READ", sizeof(struct fuse_read_in), dec_read, SLOT(read), 0 },
+	[FUSE_WRITE] = { "WRITE", sizeof(struct fuse_write_in), dec_write, SLOT(write), 0 },
+	[FUSE_STATFS] = { "STATFS", 0, dec_statfs, SLOT(statfs), OPTIONAL },
+	[FUSE_RELEASE] = { "RELEASE", sizeof(struct fuse_release_in), dec_release,
+			   SLOT(release), OPTIONAL },
+	[FUSE_FSYNC] = { "FSYNC", sizeof(struct fuse_fsync_in), dec_fsync, SLOT(fsync), 0 },
+	[FUSE_SETXATTR] = { "SETXATTR", FUSE_COMPAT_SETXATTR_IN_SIZE + NAME, dec_setxattr,
+			    SLOT(setxattr), 0 },
+	[FUSE_GETXATTR] = { "GETXATTR", sizeof(struct fuse_getxattr_in) + NAME, dec_getxattr,
+			    SLOT(getxattr), 0 },
+	[FUSE_LISTXATTR] = { "LISTXATTR", sizeof(struct fuse_getxattr_in), dec_listxattr,
+			     SLOT(listxattr), 0 },
+	[FUSE_REMOVEXATTR] = { "REMOVEXATTR", NAME, dec_name, SLOT(removexattr), 0 },
+	[FUSE_FLUSH] = { "FLUSH", sizeof(struct fuse_flush_in), dec_flush, SLOT(flush), 0 },
+	[FUSE_INIT] = { "INIT", 0, dec_init, 0, 0 },
+	[FUSE_OPENDIR] = { "OPENDIR", sizeof(struct fuse_open_in), dec_open, SLOT(opendir),
+			   OPTIONAL },
+	[FUSE_READDIR] = { "READDIR", sizeof(struct fuse_read_in), dec_read, SLOT(readdir), 0 },
+	[FUSE_RELEASEDIR] = { "RELEASEDIR", sizeof(struct fuse_release_in), dec_release,
+			      SLOT(releasedir), OPTIONAL },
+	[FUSE_FSYNCDIR] = { "FSYNCDIR", sizeof(struct fuse_fsync_in), dec_fsync,
+			    SLOT(fsyncdir), 0 },
+	[FUSE_GETLK] = { .name = "GETLK" },
+	[FUSE_SETLK] = { .name = "SETLK" },
+	[FUSE_SETLKW] = { .name = "SETLKW" },
+	[FUSE_ACCESS] = { .name = "ACCESS" },
+	[FUSE_CREATE] = { "CREATE", sizeof(struct fuse_create_in) + NAME, dec_create,
+			  SLOT(create), 0 },
+	[FUSE_INTERRUPT] = { "INTERRUPT", 0, dec_interrupt, 0, NO_REPLY },
+	[FUSE_BMAP] = { .name = "BMAP" },
+	[FUSE_DESTROY] = { "DESTROY", 0, dec_destroy, 0, 0 },
+	[FUSE_IOCTL] = { "IOCTL", sizeof(struct fuse_ioctl_in), dec_ioctl, SLOT(ioctl), 0 },
+	[FUSE_POLL] = { .name = "POLL" },
+	[FUSE_BATCH_FORGET] = { "BATCH_FORGET", sizeof(struct fuse_batch_forget_in),
+				dec_batch_forget, SLOT(forget_multi), NO_REPLY | OPTIONAL },
+	[FUSE_FALLOCATE] = { "FALLOCATE", sizeof(struct fuse_fallocate_in), dec_fallocate,
+			     SLOT(fallocate), 0 },
+	[FUSE_READDIRPLUS] = { "READDIRPLUS", sizeof(struct fuse_read_in), dec_read,
+			       SLOT(readdirplus), 0 },
+	[FUSE_RENAME2] = { "RENAME2", sizeof(struct fuse_rename2_in) + 2 * NAME, dec_rename2,
+			   SLOT(rename), 0 },
+	[FUSE_LSEEK] = { .name = "LSEEK" },
+	[FUSE_COPY_FILE_RANGE] = { .name = "COPY_FILE_RANGE" },
+};
+#define NOPCODES (sizeof(protocol) / sizeof(protocol[0]))
+
 const char *fk_opname(uint32_t opcode)
 {
-	static const char *const names[] = {
-		[FUSE_LOOKUP] = "LOOKUP", [FUSE_FORGET] = "FORGET", [FUSE_GETATTR] = "GETATTR",
-		[FUSE_SETATTR] = "SETATTR", [FUSE_READLINK] = "READLINK",
-		[FUSE_SYMLINK] = "SYMLINK", [FUSE_MKNOD] = "MKNOD", [FUSE_MKDIR] = "MKDIR",
-		[FUSE_UNLINK] = "UNLINK", [FUSE_RMDIR] = "RMDIR", [FUSE_RENAME] = "RENAME",
-		[FUSE_LINK] = "LINK", [FUSE_OPEN] = "OPEN", [FUSE_READ] = "READ",
-		[FUSE_WRITE] = "WRITE", [FUSE_STATFS] = "STATFS", [FUSE_RELEASE] = "RELEASE",
-		[FUSE_FSYNC] = "FSYNC", [FUSE_SETXATTR] = "SETXATTR",
-		[FUSE_GETXATTR] = "GETXATTR", [FUSE_LISTXATTR] = "LISTXATTR",
-		[FUSE_REMOVEXATTR] = "REMOVEXATTR", [FUSE_FLUSH] = "FLUSH", [FUSE_INIT] = "INIT",
-		[FUSE_OPENDIR] = "OPENDIR", [FUSE_READDIR] = "READDIR",
-		[FUSE_RELEASEDIR] = "RELEASEDIR", [FUSE_FSYNCDIR] = "FSYNCDIR",
-		[FUSE_GETLK] = "GETLK", [FUSE_SETLK] = "SETLK", [FUSE_SETLKW] = "SETLKW",
-		[FUSE_ACCESS] = "ACCESS", [FUSE_CREATE] = "CREATE",
-		[FUSE_INTERRUPT] = "INTERRUPT", [FUSE_BMAP] = "BMAP", [FUSE_DESTROY] = "DESTROY",
-		[FUSE_IOCTL] = "IOCTL", [FUSE_POLL] = "POLL", [FUSE_BATCH_FORGET] = "BATCH_FORGET",
-		[FUSE_FALLOCATE] = "FALLOCATE", [FUSE_READDIRPLUS] = "READDIRPLUS",
-		[FUSE_RENAME2] = "RENAME2", [FUSE_LSEEK] = "LSEEK",
-		[FUSE_COPY_FILE_RANGE] = "COPY_FILE_RANGE",
-	};
-
-	return opcode < sizeof(names) / sizeof(names[0]) && names[opcode] ? names[opcode] : "???";
+	return opcode < NOPCODES && protocol[opcode].name ? protocol[opcode].name : "???";
 }
 
 /* -d: one line per request, in libfuse's words (tests count them by opcode). */
@@ -426,9 +544,10 @@ void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, char *scr
 		 size_t scratch_size, struct fk_ring_ent *ring)
 {
 	const struct fuse_in_header *ih = (const void *)buf;
-	const struct fk_ops *ops = se->ops;
+	const struct opdesc *d;
 	struct fk_req req;
 	struct args a;
+	int err;
 
 	if (len < sizeof(*ih) || ih->len != len)
 		return;
@@ -441,30 +560,17 @@ void fk_dispatch(struct fk_session *se, int fd, char *buf, size_t len, char *scr
 		.scratch = scratch, .scratch_size = scratch_size, .ring = ring,
 	};
 	a = (struct args){ buf + sizeof(*ih), len - sizeof(*ih) };
-	switch (ih->opcode) {
-	case FUSE_FORGET:
-	case FUSE_BATCH_FORGET:
-		do_forget(&req, ops, &a);
-		return;
-	case FUSE_INTERRUPT:
-		/* Every handler answers at once or not at all: the kernel
-		 * drops the interrupt when the request is answered. */
-		return;
-	case FUSE_DESTROY:
-		fk_reply_err(&req, 0);
-		return;
-	case FUSE_INIT:
-		fk_reply_err(&req, EPROTO);
-		return;
-	}
-	if (do_names(&req, ops, &a) || do_files(&req, ops, &a) || do_nodes(&req, ops, &a))
-		return;
-	if (ih->opcode == FUSE_STATFS) {
-		/* libfuse's answer without a handler. */
-		struct statvfs st = { .f_namemax = 255, .f_bsize = 512 };
-
-		fk_reply_statfs(&req, &st);
-		return;
-	}
-	fk_reply_err(&req, ENOSYS);
+	d = ih->opcode < NOPCODES ? &protocol[ih->opcode] : NULL;
+	if (!d || !d->decode)
+		err = ENOSYS;
+	else if (d->slot && !(d->flags & OPTIONAL) && !handled(se->ops, d->slot))
+		err = ENOSYS;
+	else if (a.left < d->least)
+		err = EINVAL;
+	else
+		err = 0;
+	if (!err)
+		d->decode(&req, d, &a);
+	else if (!(d && (d->flags & NO_REPLY)))
+		fk_reply_err(&req, err);
 }

@@ -1,8 +1,9 @@
 /*
- * Mounting, through libfuse (fs/README.md, "The request loop"): mount(2)
- * for root, fusermount3 and its _FUSE_COMMFD for everyone else, libfuse's
- * mount options and messages, and daemonizing.  libfuse's session serves
- * no request; its descriptor is handed to fk.
+ * Mounting, through libfuse (fs/kernel/README.md): mount(2) for root,
+ * fusermount3 and its _FUSE_COMMFD for everyone else, with libfuse's mount
+ * options.  libfuse's session serves no request; its descriptor is handed
+ * to fk.  The command line, daemonizing and the log are main's (main.c,
+ * log.c).
  */
 #ifndef FK_MOUNT_H
 #define FK_MOUNT_H

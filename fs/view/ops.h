@@ -1,6 +1,7 @@
 /*
  * The requests an overlay view answers (fs/README.md, "Overlay views"):
- * ops.c fills the operation table and answers INIT; dir.c names
+ * ops.c fills the operation table (no INIT handler: the session's
+ * defaults, fs/kernel/session.c); dir.c names
  * (lookup, listings, creation, removal, rename); file.c one object
  * (attributes, data, extended attributes).
  */

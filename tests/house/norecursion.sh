@@ -3,9 +3,9 @@
 # through direct calls can be driven as deep as a user makes a tree (the
 # path-locator reopen once overflowed the stack at 40,000 levels).  Builds
 # every wing's files (fs/*/*.c) with gcc's -fcallgraph-info and fails,
-# naming the loop, on any cycle among the calls.  Calls through function pointers (libfuse's
-# operation table) are not edges; none of ours calls back into libfuse's
-# loop.
+# naming the loop, on any cycle among the calls.  Calls through function pointers (fk_ops,
+# the operation table that fs/kernel's dispatch calls through) are not
+# edges; no handler calls back into fs/kernel's loop.
 set -u
 root=${CF_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
