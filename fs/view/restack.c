@@ -220,14 +220,26 @@ static void renumber(struct restack *rs, struct view_node *n)
  * for the kernel's other requests on it (fstat) the object opened before
  * the change (view_restack, keep_open).
  */
-static void drop(struct restack *rs, struct view_node *n)
+static void drop(struct restack *rs, struct view_node *top)
 {
-	n->gone = true;
-	renumber(rs, n);
-	if (n->d)
-		for (struct view_node *k = n->d->kids; k; k = k->sib_next)
-			if (!k->gone)
-				drop(rs, k);
+	struct view_node *n = top, *k;
+
+	/* Down to each node not yet gone, and back up by the parents. */
+	for (;;) {
+		if (!n->gone) {
+			n->gone = true;
+			renumber(rs, n);
+		}
+		for (k = n->d ? n->d->kids : NULL; k && k->gone; k = k->sib_next)
+			;
+		if (k) {
+			n = k;
+			continue;
+		}
+		if (n == top)
+			return;
+		n = n->parent;
+	}
 }
 
 /*
