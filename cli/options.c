@@ -47,6 +47,16 @@ const struct cli_option cli_options[] = {
 	  "(NAME~0, NAME~1, ...)." },
 	{ CLI_OPT_DRY_RUN, "dry-run", 0, NULL,
 	  "print the plan and change nothing." },
+	{ CLI_OPT_SET, "set", 0, "FILE",
+	  "the lower layers are now those of FILE: one directory\n"
+	  "a line, top first (as -o layers=FILE)." },
+	{ CLI_OPT_ADD, "add", 0, "DIR",
+	  "add DIR as a lower layer, on top or --above one." },
+	{ CLI_OPT_ABOVE, "above", 0, "NAME",
+	  "with --add: just above the layer NAME (its path, or\n"
+	  "its last component if no other layer's is the same)." },
+	{ CLI_OPT_REMOVE, "remove", 0, "NAME",
+	  "take the lower layer NAME out of the view." },
 	{ CLI_OPT_ALG, "alg", 0, "ALG",
 	  "directory hash: half_md4 (the default, as mke2fs\n"
 	  "chooses), tea or legacy." },
@@ -219,6 +229,18 @@ static int apply(const struct cli_verb *verb, const struct cli_option *o,
 		break;
 	case CLI_OPT_UNSIGNED:
 		p->unsigned_hash = true;
+		break;
+	case CLI_OPT_SET:
+		args->set = optarg;
+		break;
+	case CLI_OPT_ADD:
+		args->add = optarg;
+		break;
+	case CLI_OPT_ABOVE:
+		args->above = optarg;
+		break;
+	case CLI_OPT_REMOVE:
+		args->remove = optarg;
 		break;
 	case CLI_OPT_CASEFOLD:
 		args->casefold = true;

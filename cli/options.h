@@ -36,6 +36,11 @@ enum {
 	CLI_OPT_CROSS_MOUNTS = 1u << 19,
 	CLI_OPT_ON_COLLISION = 1u << 20,
 	CLI_OPT_DRY_RUN = 1u << 21,
+	/* A mounted overlay view's layers (view). */
+	CLI_OPT_SET = 1u << 22,
+	CLI_OPT_ADD = 1u << 23,
+	CLI_OPT_ABOVE = 1u << 24,
+	CLI_OPT_REMOVE = 1u << 25,
 };
 
 /* Options whose argument may be left out: --casefold or --casefold=NAME. */
@@ -71,6 +76,7 @@ struct cli_args {
 	bool cross_mounts; /* --cross-mounts */
 	bool rename;      /* --on-collision=rename (else abort) */
 	bool dry_run;     /* --dry-run */
+	const char *set, *add, *above, *remove;  /* view: --set FILE, ... */
 	char **operands;  /* what follows the options, in order */
 	int noperands;
 };

@@ -47,5 +47,6 @@ extern const struct cli_verb cli_verb_versions;
 extern const struct cli_verb cli_verb_help;
 extern const struct cli_verb cli_verb_audit;
 extern const struct cli_verb cli_verb_convert;
+extern const struct cli_verb cli_verb_view;
 
 #endif

@@ -16,6 +16,7 @@ const struct cli_verb *const cli_verbs[] = {
 	&cli_verb_versions,
 	&cli_verb_audit,
 	&cli_verb_convert,
+	&cli_verb_view,
 	&cli_verb_help,
 	NULL,
 };

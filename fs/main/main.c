@@ -41,6 +41,7 @@ struct cli {
 	char *nfs_nodes;        /* forgotten nodes kept for NFS handles */
 	char *logfile;          /* -o logfile=FILE: a detached daemon's messages */
 	char *lowerdir;         /* an overlay view (issue 25): its layers, top first */
+	char *layers;           /* or a file of them, one a line */
 	char *upperdir;
 	char *workdir;
 	int nopassthrough;      /* -o nopassthrough: the daemon serves every read */
@@ -69,6 +70,7 @@ static const struct fuse_opt cli_spec[] = {
 	{ "nfs_nodes=%s", offsetof(struct cli, nfs_nodes), 0 },
 	{ "logfile=%s", offsetof(struct cli, logfile), 0 },
 	{ "lowerdir=%s", offsetof(struct cli, lowerdir), 0 },
+	{ "layers=%s", offsetof(struct cli, layers), 0 },
 	{ "upperdir=%s", offsetof(struct cli, upperdir), 0 },
 	{ "workdir=%s", offsetof(struct cli, workdir), 0 },
 	{ "nopassthrough", offsetof(struct cli, nopassthrough), 1 },
@@ -272,7 +274,7 @@ static int run_view(struct cli *cli, struct fuse_args *args, struct fuse_cmdline
 		    const struct numbers *num, const char *prog)
 {
 	struct view_args a = {
-		.lowerdir = cli->lowerdir, .upperdir = cli->upperdir, .workdir = cli->workdir,
+		.lowerdir = cli->lowerdir, .layers = cli->layers, .upperdir = cli->upperdir, .workdir = cli->workdir,
 		.label = co->mountpoint ? cli->tree.backing : NULL, .encoding = cli->tree.encoding,
 		.strict = cli->tree.strict, .keep_ignorables = cli->tree.keep_ignorables,
 		.noepoch = cli->tree.noepoch, .index_mem = num->index_mem,
@@ -350,7 +352,7 @@ int main(int argc, char *argv[])
 	}
 	if (parse_numbers(&cli, &num) < 0)
 		goto out;
-	ret = cli.lowerdir ? run_view(&cli, &args, &co, &num, argv[0])
+	ret = cli.lowerdir || cli.layers ? run_view(&cli, &args, &co, &num, argv[0])
 			   : run_tree(&cli, &args, &co, &num, argv[0]);
 out:
 	free(cli.tree.encoding);
@@ -359,6 +361,7 @@ out:
 	free(cli.tree.timeout);
 	free(cli.tree.opens);
 	free(cli.lowerdir);
+	free(cli.layers);
 	free(cli.upperdir);
 	free(cli.workdir);
 	free(cli.request_timeout);

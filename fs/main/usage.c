@@ -110,6 +110,11 @@ const struct cfs_usage_opt cfs_usage_opts[] = {
 	  "They are read only; names equal under folding are\n"
 	  "one entry, in one layer too: directories merge,\n"
 	  "the top layer's smallest spelling of a file wins" },
+	{ "layers", "FILE",
+	  "the lower layers as a file instead of lowerdir:\n"
+	  "one directory a line, top first (a relative path\n"
+	  "is taken from FILE's directory); no 4 KiB option\n"
+	  "limit: up to 65,535 layers" },
 	{ "upperdir", "DIR",
 	  "the view's writable layer: what is written, made\n"
 	  "or removed through the view lands there (copies of\n"

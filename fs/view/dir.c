@@ -129,19 +129,21 @@ void ovl_opendir(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 		fk_reply_err(req, -r);
 		return;
 	}
-	fi->fh = 0;
+	fi->fh = view_listing_open(v, dir);
 	view_opened(v, dir, 1);
 	view_index_done(v, dir);
-	if (fk_reply_open(req, fi) != 0)
+	if (fk_reply_open(req, fi) != 0) {
 		view_opened(v, dir, -1);
+		view_listing_close(v, dir, fi->fh);
+	}
 }
 
 void ovl_releasedir(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	struct view *v = view_of(req);
 
-	(void)fi;
 	view_opened(v, view_node(v, ino), -1);
+	view_listing_close(v, view_node(v, ino), fi->fh);
 	fk_reply_err(req, 0);
 }
 
@@ -152,9 +154,11 @@ void ovl_releasedir(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
  * walk down the tree (find, a game's loader) finds each dentry made and
  * asks no LOOKUP; other entries go as plain readdir gives them (node 0:
  * the kernel makes no dentry), as stat'ing every file would cost the
- * daemon a path walk per name that a listing alone never needs.
+ * daemon a path walk per name that a listing alone never needs.  A
+ * listing opened before a restack reads the index it began on (gen), and
+ * then makes no nodes: its entries are no longer the view's.
  */
-static void list(fk_req_t req, fk_ino_t ino, size_t size, off_t off, bool plus)
+static void list(fk_req_t req, fk_ino_t ino, size_t size, off_t off, bool plus, uint64_t gen)
 {
 	struct view *v = view_of(req);
 	struct view_node *dir = view_node(v, ino);
@@ -172,18 +176,22 @@ static void list(fk_req_t req, fk_ino_t ino, size_t size, off_t off, bool plus)
 		struct stat shown;
 		off_t next;
 
+		struct merge *m;
+
 		pthread_mutex_lock(&v->node_lock);
+		m = view_listing_index(dir, gen);
 		if (off < 2) {
 			snprintf(name, sizeof(name), "%s", off == 0 ? "." : "..");
 			e.attr.st_ino = off == 0 ? dir->ino : 1;
 			e.attr.st_mode = S_IFDIR;
-		} else if ((idx = merge_next(dir->d->index, (uint32_t)(off - 2))) != MERGE_NONE) {
-			const struct merge_entry *me = merge_entry(dir->d->index, idx);
+		} else if ((idx = merge_next(m, (uint32_t)(off - 2))) != MERGE_NONE) {
+			const struct merge_entry *me = merge_entry(m, idx);
 
-			snprintf(name, sizeof(name), "%s", merge_name(dir->d->index, idx));
+			snprintf(name, sizeof(name), "%s", merge_name(m, idx));
 			e.attr.st_ino = me->ino;
 			e.attr.st_mode = DTTOIF(me->type);
-			if (plus && me->type == DT_DIR && (n = view_child(v, dir, idx)))
+			if (plus && me->type == DT_DIR && m == dir->d->index &&
+			    (n = view_child(v, dir, idx)))
 				n->nlookup++;
 		}
 		pthread_mutex_unlock(&v->node_lock);
@@ -214,15 +222,13 @@ static void list(fk_req_t req, fk_ino_t ino, size_t size, off_t off, bool plus)
 void ovl_readdir(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
 		 struct fk_file_info *fi)
 {
-	(void)fi;
-	list(req, ino, size, off, false);
+	list(req, ino, size, off, false, fi->fh);
 }
 
 void ovl_readdirplus(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
 		     struct fk_file_info *fi)
 {
-	(void)fi;
-	list(req, ino, size, off, true);
+	list(req, ino, size, off, true, fi->fh);
 }
 
 /* What a new object of a directory is made as (in the work directory). */

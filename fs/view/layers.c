@@ -53,12 +53,122 @@ static char *next_layer(const char **list)
 	return out;
 }
 
+/* A filesystem's number among the view's (layer_ino), given in order of
+ * appearance and kept across restacks, so that inode numbers stay. */
+static int dev_index(struct layers *ls, dev_t dev, unsigned *out)
+{
+	dev_t *t;
+
+	for (unsigned i = 0; i < ls->devs; i++)
+		if (ls->devtab[i] == dev) {
+			*out = i;
+			return 0;
+		}
+	t = realloc(ls->devtab, (ls->devs + 1) * sizeof(*t));
+	if (!t)
+		return -1;
+	ls->devtab = t;
+	t[ls->devs] = dev;
+	*out = ls->devs++;
+	return 0;
+}
+
+int layer_list_parse(struct layer_list *ll, const char *lowerdir, char *err, size_t errlen)
+{
+	size_t max = 1;
+	char *path;
+
+	*ll = (struct layer_list){ 0 };
+	for (const char *s = lowerdir; *s; s++)
+		max += *s == ':';
+	if (!(ll->path = calloc(max, sizeof(*ll->path))))
+		return say(err, errlen, "out of memory");
+	while ((path = next_layer(&lowerdir)))
+		ll->path[ll->n++] = path;
+	return 0;
+}
+
+/* Appends path (taken) to ll, which has room for *cap. */
+static int list_add(struct layer_list *ll, size_t *cap, char *path)
+{
+	char **more;
+
+	if (!path)
+		return -1;
+	if (ll->n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		if (!(more = realloc(ll->path, *cap * sizeof(*more)))) {
+			free(path);
+			return -1;
+		}
+		ll->path = more;
+	}
+	ll->path[ll->n++] = path;
+	return 0;
+}
+
+/*
+ * A layers file (-o layers=FILE, and a mounted view's new stack): one
+ * directory a line, top first; empty lines are skipped, and a relative
+ * path is taken from the file's own directory, so that the file means the
+ * same wherever it is read from (the daemon's working directory is not
+ * the caller's).
+ */
+int layer_list_read(struct layer_list *ll, const char *file, char *err, size_t errlen)
+{
+	char *real = realpath(file, NULL), *line = NULL, *slash, *p;
+	size_t cap = 0, size = 0;
+	ssize_t len;
+	FILE *f = real ? fopen(real, "re") : NULL;
+	int r = 0;
+
+	*ll = (struct layer_list){ 0 };
+	if (!f) {
+		free(real);
+		return say(err, errlen, "layers file %s: %s", file, strerror(errno));
+	}
+	slash = strrchr(real, '/');
+	slash[slash == real] = '\0';  /* its directory ("/" for a file at the root) */
+	while (r == 0 && (len = getline(&line, &size, f)) >= 0) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len == 0)
+			continue;
+		if (ll->n == LAYERS_MAX) {
+			r = say(err, errlen, "layers file %s: more than %d layers", file, LAYERS_MAX);
+			break;
+		}
+		if (line[0] == '/')
+			p = strdup(line);
+		else if (asprintf(&p, "%s/%s", strcmp(real, "/") ? real : "", line) < 0)
+			p = NULL;
+		if (list_add(ll, &cap, p) < 0)
+			r = say(err, errlen, "out of memory");
+	}
+	if (r == 0 && ferror(f))
+		r = say(err, errlen, "layers file %s: %s", file, strerror(errno));
+	fclose(f);
+	free(line);
+	free(real);
+	if (r < 0)
+		layer_list_free(ll);
+	return r;
+}
+
+void layer_list_free(struct layer_list *ll)
+{
+	for (unsigned i = 0; i < ll->n; i++)
+		free(ll->path[i]);
+	free(ll->path);
+	*ll = (struct layer_list){ 0 };
+}
+
 /* Adds the directory at path (taking it) as the next layer. */
 static int add_layer(struct layers *ls, char *path, char *err, size_t errlen)
 {
 	struct layer *l;
 	struct stat st;
-	unsigned i;
+	unsigned di;
 	int fd;
 
 	if (ls->n == LAYERS_MAX) {
@@ -67,19 +177,21 @@ static int add_layer(struct layers *ls, char *path, char *err, size_t errlen)
 	}
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		say(err, errlen, "%s: %s", path, strerror(errno));
+		say(err, errlen, "%s: %s%s", path, strerror(errno),
+		    errno == EMFILE ? " (a layer is an open file: raise ulimit -n)" : "");
 		if (fd >= 0)
 			close(fd);
 		free(path);
 		return -1;
 	}
+	if (dev_index(ls, st.st_dev, &di) < 0) {
+		close(fd);
+		free(path);
+		return say(err, errlen, "out of memory");
+	}
 	l = &ls->l[ls->n++];
-	*l = (struct layer){ .fd = fd, .dev = st.st_dev, .path = path };
-	/* Filesystems numbered in order of appearance: inode numbers stay
-	 * unique across layers on different filesystems (layer_ino). */
-	for (i = 0; i + 1 < ls->n && ls->l[i].dev != st.st_dev; i++)
-		;
-	l->dev_index = i + 1 < ls->n ? ls->l[i].dev_index : ls->devs++;
+	*l = (struct layer){ .fd = fd, .dev = st.st_dev, .ino = st.st_ino, .dev_index = di,
+			     .path = path };
 	return 0;
 }
 
@@ -94,42 +206,62 @@ static bool inside(const char *a, const char *b)
 }
 
 /*
+ * Paths ordered with '/' before every other byte: whatever lies inside a
+ * directory then follows it at once, so that two of n paths overlap only
+ * if two neighbours do (n log n, for thousands of layers).
+ */
+static int path_order(const void *a, const void *b)
+{
+	const unsigned char *x = *(const unsigned char *const *)a;
+	const unsigned char *y = *(const unsigned char *const *)b;
+
+	for (; *x && *x == *y; x++, y++)
+		;
+	if (*x == *y)
+		return 0;
+	if (*x == '/' || *y == '/')
+		return *x == '/' ? (*y ? -1 : 1) : (*x ? 1 : -1);
+	return *x < *y ? -1 : 1;
+}
+
+/*
  * Layers that contain one another, or the mount point, would show a layer
  * twice or through itself (a lookup into the mount point from inside the
  * daemon would wait on itself): refused, as overlayfs refuses overlapping
- * layers.
+ * layers.  The work directory and mount point are real paths already.
  */
-static int check_overlap(struct layers *ls, const char *workdir, const char *mountpoint,
-			 char *err, size_t errlen)
+static int check_overlap(struct layers *ls, char *err, size_t errlen)
 {
-	char **real = calloc(ls->n + 2, sizeof(*real));
-	unsigned n = ls->n, i, j;
+	char **real = calloc(ls->n + 2, sizeof(*real)), **sorted;
+	unsigned n = ls->n, i;
 	int r = 0;
 
 	if (!real)
 		return say(err, errlen, "out of memory");
-	for (i = 0; i < ls->n; i++)
-		real[i] = realpath(ls->l[i].path, NULL);
-	/* The work directory is opened later: a missing one is named here. */
-	if (workdir && !(real[n++] = realpath(workdir, NULL)))
-		r = say(err, errlen, "workdir %s: %s (it must be an empty directory on "
-			"upperdir's filesystem)", workdir, strerror(errno));
-	if (r == 0 && !(real[n++] = realpath(mountpoint, NULL)))
-		r = say(err, errlen, "mount point %s: %s", mountpoint, strerror(errno));
-	for (i = 0; i < n && r == 0; i++) {
-		if (!real[i]) {
+	for (i = 0; i < ls->n && r == 0; i++)
+		if (!(real[i] = realpath(ls->l[i].path, NULL)))
 			r = say(err, errlen, "%s: cannot resolve its path", ls->l[i].path);
-			break;
-		}
-		for (j = 0; j < i && r == 0; j++)
-			if (inside(real[i], real[j]) || inside(real[j], real[i]))
-				r = say(err, errlen, "%s and %s overlap: no layer of a view may "
-					"lie inside another, the work directory or the mount point",
-					real[j], real[i]);
-	}
-	for (i = 0; i < n; i++)
+	if (r == 0 && ls->workdir)
+		real[n++] = strdup(ls->workdir);
+	if (r == 0)
+		real[n++] = strdup(ls->mountpoint);
+	sorted = r == 0 ? malloc(n * sizeof(*sorted)) : NULL;
+	if (r == 0 && !sorted)
+		r = say(err, errlen, "out of memory");
+	for (i = 0; r == 0 && i < n; i++)
+		if (!(sorted[i] = real[i]))
+			r = say(err, errlen, "out of memory");
+	if (r == 0)
+		qsort(sorted, n, sizeof(*sorted), path_order);
+	for (i = 1; r == 0 && i < n; i++)
+		if (inside(sorted[i], sorted[i - 1]))
+			r = say(err, errlen, "%s and %s overlap: no layer of a view may "
+				"lie inside another, the work directory or the mount point",
+				sorted[i - 1], sorted[i]);
+	for (i = 0; i < ls->n + 2; i++)
 		free(real[i]);
 	free(real);
+	free(sorted);
 	return r;
 }
 
@@ -167,44 +299,149 @@ static int open_work(struct layers *ls, const char *workdir, char *err, size_t e
 	return 0;
 }
 
+/* Appends a list's layers to ls, after checking their number. */
+static int add_lower(struct layers *ls, const struct layer_list *lower, char *err, size_t errlen)
+{
+	char *p;
+
+	if (lower->n == 0)
+		return say(err, errlen, "no lower layer given");
+	if (lower->n > LAYERS_MAX - ls->n)
+		return say(err, errlen, "more than %d layers", LAYERS_MAX);
+	for (unsigned i = 0; i < lower->n; i++) {
+		if (!(p = strdup(lower->path[i])))
+			return say(err, errlen, "out of memory");
+		if (add_layer(ls, p, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /*
- * Opens the view's layers: upperdir (if any) as layer 0, then lowerdir's
+ * Opens the view's layers: upperdir (if any) as layer 0, then the lower
  * layers top first.  On failure err says why, and nothing stays open.
  */
-int layers_open(struct layers *ls, const char *lowerdir, const char *upperdir,
+int layers_open(struct layers *ls, const struct layer_list *lower, const char *upperdir,
 		const char *workdir, const char *mountpoint, char *err, size_t errlen)
 {
-	const char *list = lowerdir;
-	char *path;
-	size_t max = 2;
-
 	*ls = (struct layers){ .workfd = -1 };
-	for (const char *s = lowerdir; *s; s++)
-		max += *s == ':';
-	ls->l = calloc(max, sizeof(*ls->l));
+	ls->l = calloc(lower->n + 1, sizeof(*ls->l));
 	if (!ls->l)
 		return say(err, errlen, "out of memory");
+	if (!(ls->mountpoint = realpath(mountpoint, NULL))) {
+		say(err, errlen, "mount point %s: %s", mountpoint, strerror(errno));
+		goto fail;
+	}
 	if (upperdir) {
 		if (!workdir) {
 			say(err, errlen, "upperdir needs a workdir on the same filesystem, "
 			    "as for overlayfs");
 			goto fail;
 		}
+		/* The work directory is opened later: a missing one is named here. */
+		if (!(ls->workdir = realpath(workdir, NULL))) {
+			say(err, errlen, "workdir %s: %s (it must be an empty directory on "
+			    "upperdir's filesystem)", workdir, strerror(errno));
+			goto fail;
+		}
 		if (add_layer(ls, strdup(upperdir), err, errlen) < 0)
 			goto fail;
 		ls->upper = true;
 	}
-	while ((path = next_layer(&list)))
-		if (add_layer(ls, path, err, errlen) < 0)
-			goto fail;
-	if (ls->n == (unsigned)ls->upper) {
-		say(err, errlen, "lowerdir names no layer");
-		goto fail;
-	}
-	if (check_overlap(ls, upperdir ? workdir : NULL, mountpoint, err, errlen) < 0)
+	if (add_lower(ls, lower, err, errlen) < 0 || check_overlap(ls, err, errlen) < 0)
 		goto fail;
 	if (upperdir && open_work(ls, workdir, err, errlen) < 0)
 		goto fail;
+	return 0;
+fail:
+	layers_close(ls);
+	return -1;
+}
+
+static int root_order(const void *a, const void *b, void *arg)
+{
+	const struct layer *l = arg, *x = &l[*(const unsigned *)a], *y = &l[*(const unsigned *)b];
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+/* map[i]: old layer i's number in ls, by its root (device and inode), or
+ * LAYER_NONE; found by halving ls's layers sorted by root. */
+static int map_layers(const struct layers *old, const struct layers *ls, unsigned *map)
+{
+	unsigned *by = malloc(ls->n * sizeof(*by));
+
+	if (!by)
+		return -1;
+	for (unsigned j = 0; j < ls->n; j++)
+		by[j] = j;
+	qsort_r(by, ls->n, sizeof(*by), root_order, ls->l);
+	for (unsigned i = 0; i < old->n; i++) {
+		unsigned lo = 0, hi = ls->n;
+
+		map[i] = LAYER_NONE;
+		while (lo < hi) {
+			unsigned mid = lo + (hi - lo) / 2;
+			const struct layer *m = &ls->l[by[mid]], *o = &old->l[i];
+			int c = m->dev != o->dev ? (m->dev < o->dev ? -1 : 1)
+						 : (m->ino > o->ino) - (m->ino < o->ino);
+
+			if (c == 0) {
+				map[i] = by[mid];
+				break;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	free(by);
+	return 0;
+}
+
+/*
+ * Opens a new stack of layers for a mounted view (view_restack): old's
+ * upper layer, work directory and filesystems' numbers, over the lower
+ * layers given, checked as at mount time.  map[i] is old layer i's
+ * number in the new stack (a layer is known by its root's device and
+ * inode), or LAYER_NONE.  The paths are resolved here, before the view
+ * stops its requests: a path through the view itself is answered (and
+ * refused as overlapping), not waited on.
+ */
+int layers_restack(const struct layers *old, const struct layer_list *lower, struct layers *ls,
+		   unsigned *map, char *err, size_t errlen)
+{
+	*ls = (struct layers){ .workfd = -1, .upper = old->upper };
+	ls->l = calloc(lower->n + 1, sizeof(*ls->l));
+	ls->devtab = malloc((old->devs ? old->devs : 1) * sizeof(*ls->devtab));
+	ls->mountpoint = strdup(old->mountpoint);
+	ls->workdir = old->workdir ? strdup(old->workdir) : NULL;
+	if (!ls->l || !ls->devtab || !ls->mountpoint || (old->workdir && !ls->workdir)) {
+		say(err, errlen, "out of memory");
+		goto fail;
+	}
+	memcpy(ls->devtab, old->devtab, old->devs * sizeof(*ls->devtab));
+	ls->devs = old->devs;
+	if (old->upper) {
+		ls->l[0] = old->l[0];
+		ls->l[0].fd = fcntl(old->l[0].fd, F_DUPFD_CLOEXEC, 0);
+		ls->l[0].path = strdup(old->l[0].path);
+		ls->n = 1;
+		ls->workfd = fcntl(old->workfd, F_DUPFD_CLOEXEC, 0);
+		if (ls->l[0].fd < 0 || !ls->l[0].path || ls->workfd < 0) {
+			say(err, errlen, "upper layer: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	if (add_lower(ls, lower, err, errlen) < 0 || check_overlap(ls, err, errlen) < 0)
+		goto fail;
+	if (map_layers(old, ls, map) < 0) {
+		say(err, errlen, "out of memory");
+		goto fail;
+	}
 	return 0;
 fail:
 	layers_close(ls);
@@ -220,6 +457,9 @@ void layers_close(struct layers *ls)
 	if (ls->workfd >= 0)
 		close(ls->workfd);
 	free(ls->l);
+	free(ls->devtab);
+	free(ls->workdir);
+	free(ls->mountpoint);
 	*ls = (struct layers){ .workfd = -1 };
 }
 

@@ -15,8 +15,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The most layers one view stacks (a layer number fits 16 bits). */
-#define LAYERS_MAX 4096
+/* The most layers one view stacks: a layer number fits 16 bits (merge.h)
+ * and one is kept for LAYER_NONE. */
+#define LAYERS_MAX 65535
+/* No layer (a layer removed by layers_restack's map). */
+#define LAYER_NONE (UINT_MAX - 1)
 /* layer_open's layer for the work directory (WORKDIR/work). */
 #define LAYER_WORK UINT_MAX
 
@@ -24,6 +27,7 @@
 struct layer {
 	int fd;             /* the layer's root, O_PATH */
 	dev_t dev;
+	ino_t ino;          /* of its root: which layer it is, across a restack */
 	unsigned dev_index; /* which of the view's distinct filesystems */
 	char *path;
 };
@@ -31,13 +35,28 @@ struct layer {
 struct layers {
 	struct layer *l;
 	unsigned n;
-	unsigned devs;      /* distinct filesystems among them */
+	dev_t *devtab;      /* the distinct filesystems, in order of appearance
+			       (dev_index); kept across layers_restack */
+	unsigned devs;
 	bool upper;         /* l[0] is writable */
 	int workfd;         /* WORKDIR/work, on the upper's filesystem; -1: none */
+	char *workdir;      /* WORKDIR, real path; or NULL */
+	char *mountpoint;   /* real path: no layer may hold it */
 };
 
-int layers_open(struct layers *ls, const char *lowerdir, const char *upperdir,
+/* The lower layers' paths, top first: a lowerdir string's or a layers file's. */
+struct layer_list {
+	char **path;
+	unsigned n;
+};
+
+int layer_list_parse(struct layer_list *ll, const char *lowerdir, char *err, size_t errlen);
+int layer_list_read(struct layer_list *ll, const char *file, char *err, size_t errlen);
+void layer_list_free(struct layer_list *ll);
+int layers_open(struct layers *ls, const struct layer_list *lower, const char *upperdir,
 		const char *workdir, const char *mountpoint, char *err, size_t errlen);
+int layers_restack(const struct layers *old, const struct layer_list *lower, struct layers *ls,
+		   unsigned *map, char *err, size_t errlen);
 void layers_close(struct layers *ls);
 int layer_open(const struct layers *ls, unsigned layer, const char *path, int flags,
 	       mode_t mode);

@@ -34,11 +34,26 @@ static struct view the_view;
 int view_mount(const struct view_args *a, struct cfs_mode *mode)
 {
 	struct view *v = &the_view;
+	struct layer_list lower;
 	uint64_t key[2];
 	char err[PATH_MAX * 2 + 128];
+	int r;
 
-	if (layers_open(&v->layers, a->lowerdir, a->upperdir, a->workdir, a->mountpoint,
-			err, sizeof(err)) < 0) {
+	if (a->lowerdir && a->layers) {
+		fprintf(stderr, "casefoldfs: lowerdir and layers are two ways to give the same "
+			"layers: give one\n");
+		return -1;
+	}
+	/* A layer is an open file: thousands of them need the hard limit. */
+	raise_fd_limit();
+	r = a->layers ? layer_list_read(&lower, a->layers, err, sizeof(err))
+		      : layer_list_parse(&lower, a->lowerdir, err, sizeof(err));
+	if (r == 0) {
+		r = layers_open(&v->layers, &lower, a->upperdir, a->workdir, a->mountpoint,
+				err, sizeof(err));
+		layer_list_free(&lower);
+	}
+	if (r < 0) {
 		fprintf(stderr, "casefoldfs: %s\n", err);
 		return -1;
 	}
@@ -60,7 +75,6 @@ int view_mount(const struct view_args *a, struct cfs_mode *mode)
 		view_destroy(v);
 		return -1;
 	}
-	raise_fd_limit();
 	/* No passthrough: a view's files may move up a layer while open
 	 * (copy-up), and the daemon serves their data, which then follows. */
 	*mode = (struct cfs_mode){

@@ -11,6 +11,7 @@
 
 struct view_args {
 	const char *lowerdir;       /* its layers, top first, ':' between */
+	const char *layers;         /* or a file of them, one a line (-o layers) */
 	const char *upperdir;       /* or NULL: a read-only view */
 	const char *workdir;
 	const char *mountpoint;

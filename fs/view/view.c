@@ -49,6 +49,11 @@ static void node_free(struct view_node *n)
 			free(n->d->parts[i].name);
 		free(n->d->parts);
 		merge_free(n->d->index);
+		for (struct view_listing *l = n->d->old, *next; l; l = next) {
+			next = l->next;
+			merge_free(l->index);
+			free(l);
+		}
 		pthread_mutex_destroy(&n->d->change);
 		free(n->d);
 	}
@@ -93,8 +98,15 @@ static int add_part(struct view_dir *d, unsigned layer, unsigned from, const cha
 int view_init(struct view *v)
 {
 	struct stat st;
+	pthread_rwlockattr_t ra;
 
 	pthread_mutex_init(&v->node_lock, NULL);
+	/* A restack waits only for the requests under way, not for a stream
+	 * of new ones: they wait behind it. */
+	pthread_rwlockattr_init(&ra);
+	pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&v->stack, &ra);
+	pthread_rwlockattr_destroy(&ra);
 	if (!v->index_limit)
 		v->index_limit = CFS_INDEX_MEM_DEFAULT;
 	v->root = node_new(DT_DIR);
@@ -127,6 +139,7 @@ void view_destroy(struct view *v)
 	free(v->links);
 	layers_close(&v->layers);
 	pthread_mutex_destroy(&v->node_lock);
+	pthread_rwlock_destroy(&v->stack);
 }
 
 struct view_node *view_node(struct view *v, uint64_t id)
@@ -175,6 +188,14 @@ static int part_path_locked(struct view *v, struct view_node *dir, unsigned part
 	*layer = v->root->d->parts[part].layer;
 	memmove(buf, buf + pos, len - pos);
 	return 0;
+}
+
+int view_part_path_locked(struct view *v, struct view_node *dir, unsigned part,
+			  const char *name, char *buf, size_t len)
+{
+	unsigned layer;
+
+	return part_path_locked(v, dir, part, name, buf, len, &layer);
 }
 
 int view_part_path(struct view *v, struct view_node *dir, unsigned part, const char *name,
@@ -497,7 +518,7 @@ static int part_order(const void *a, const void *b)
  * Reads every part of dir into a new index (change lock held), layer by
  * layer; an opaque part ends the reading after its layer's other parts.
  */
-static int build(struct view *v, struct view_node *dir, struct merge **out)
+int view_build(struct view *v, struct view_node *dir, struct merge **out)
 {
 	struct merge *m = merge_new(&v->index_bytes);
 	char path[PATH_MAX];
@@ -561,13 +582,14 @@ static void ring_add(struct view *v, struct view_node *dir)
 	h->d->rprev = dir;
 }
 
-/* Frees dir's index and takes it off the ring (node lock). */
-static void ring_drop(struct view *v, struct view_node *dir)
+/* Takes dir's index off the ring, and returns it (node lock). */
+static struct merge *ring_unlink(struct view *v, struct view_node *dir)
 {
 	struct view_dir *d = dir->d;
+	struct merge *m = d->index;
 
-	if (!d->index)
-		return;
+	if (!m)
+		return NULL;
 	if (d->rnext == dir) {
 		v->hand = NULL;
 	} else {
@@ -577,8 +599,14 @@ static void ring_drop(struct view *v, struct view_node *dir)
 			v->hand = d->rnext;
 	}
 	d->rnext = d->rprev = NULL;
-	merge_free(d->index);
 	d->index = NULL;
+	return m;
+}
+
+/* Frees dir's index and takes it off the ring (node lock). */
+static void ring_drop(struct view *v, struct view_node *dir)
+{
+	merge_free(ring_unlink(v, dir));
 }
 
 /*
@@ -619,6 +647,7 @@ static void trim(struct view *v)
 			continue;
 		}
 		ring_drop(v, dir);
+		dir->d->evicted = true;
 		v->index_evictions++;
 	}
 }
@@ -651,6 +680,71 @@ static void reattach(struct view *v, struct view_node *dir, struct merge *m)
 		}
 		e->node = n;
 		n->idx = idx;
+	}
+}
+
+/*
+ * dir's index is now m, built from its new parts by a restack (node
+ * lock): the old one goes, or stays for the listings open on it.
+ */
+void view_install(struct view *v, struct view_node *dir, struct merge *m)
+{
+	struct view_dir *d = dir->d;
+	struct view_listing *l = d->gen_opens && d->index ? malloc(sizeof(*l)) : NULL;
+
+	if (l) {
+		*l = (struct view_listing){ .index = ring_unlink(v, dir), .gen = d->gen,
+					    .opens = d->gen_opens, .next = d->old };
+		d->old = l;
+		d->gen++;
+		d->gen_opens = 0;
+	}
+	ring_drop(v, dir);
+	d->index = m;
+	if (m)
+		ring_add(v, dir);
+}
+
+/* A listing of dir begins: it reads the index of the generation returned. */
+uint64_t view_listing_open(struct view *v, struct view_node *dir)
+{
+	uint64_t gen;
+
+	pthread_mutex_lock(&v->node_lock);
+	gen = dir->d->gen;
+	dir->d->gen_opens++;
+	pthread_mutex_unlock(&v->node_lock);
+	return gen;
+}
+
+/* The index a listing of generation gen reads (node lock). */
+struct merge *view_listing_index(struct view_node *dir, uint64_t gen)
+{
+	for (struct view_listing *l = dir->d->old; l; l = l->next)
+		if (l->gen == gen)
+			return l->index;
+	return dir->d->index;
+}
+
+void view_listing_close(struct view *v, struct view_node *dir, uint64_t gen)
+{
+	struct view_listing **p, *l = NULL;
+
+	pthread_mutex_lock(&v->node_lock);
+	if (gen == dir->d->gen)
+		dir->d->gen_opens--;
+	for (p = &dir->d->old; *p; p = &(*p)->next)
+		if ((*p)->gen == gen) {
+			if (--(*p)->opens == 0) {
+				l = *p;
+				*p = l->next;
+			}
+			break;
+		}
+	pthread_mutex_unlock(&v->node_lock);
+	if (l) {
+		merge_free(l->index);
+		free(l);
 	}
 }
 
@@ -688,7 +782,7 @@ int view_index(struct view *v, struct view_node *dir)
 	pthread_mutex_lock(&v->node_lock);
 	have = hold(dir);
 	pthread_mutex_unlock(&v->node_lock);
-	if (!have && (r = build(v, dir, &m)) == 0) {
+	if (!have && (r = view_build(v, dir, &m)) == 0) {
 		pthread_mutex_lock(&v->node_lock);
 		reattach(v, dir, m);
 		dir->d->index = m;
@@ -764,6 +858,16 @@ static int add_parts(struct view_dir *d, const struct merge *m, uint32_t idx)
 		r = add_part(d, refs[i].layer, refs[i].from, refs[i].name);
 	free(refs);
 	return r;
+}
+
+/* dir's parts are now those of entry idx of its parent's index m (node
+ * lock; a restack). */
+int view_set_parts(struct view_node *dir, const struct merge *m, uint32_t idx)
+{
+	for (unsigned i = 0; i < dir->d->nparts; i++)
+		free(dir->d->parts[i].name);
+	dir->d->nparts = 0;
+	return add_parts(dir->d, m, idx);
 }
 
 /*

@@ -55,6 +55,15 @@ struct view_part {
 /* The most parts a directory merges (a part's index fits 16 bits). */
 #define VIEW_PARTS_MAX 65535
 
+/* An index retired by a restack while listings were open on it: they go on
+ * reading it, so that each is one listing, before or after (restack.c). */
+struct view_listing {
+	struct merge *index;
+	uint64_t gen;              /* the directory's generation it was */
+	uint32_t opens;            /* listings still reading it */
+	struct view_listing *next;
+};
+
 struct view_dir {
 	pthread_mutex_t change;    /* the change lock */
 	struct merge *index;       /* NULL until first needed; node lock */
@@ -67,6 +76,13 @@ struct view_dir {
 	uint32_t busy;             /* requests using the index; node lock */
 	bool used;                 /* CLOCK: used since the hand last passed */
 	struct view_node *rnext, *rprev;  /* the ring of built indexes */
+	bool evicted;              /* an index was freed (the kernel may keep
+				      dentries no index records); node lock */
+	uint64_t gen;              /* restacks that replaced its index; node lock */
+	uint32_t gen_opens;        /* listings open on the current index */
+	struct view_listing *old;  /* retired indexes still listed */
+	char **was;                /* during a restack: its parts before it */
+	unsigned nwas;
 };
 
 /* One object the kernel holds (node lock for every field not immutable). */
@@ -101,6 +117,9 @@ struct view_node {
 };
 
 struct view {
+	pthread_rwlock_t stack;    /* the layers: every request that reaches
+				      them or the nodes holds it shared, a
+				      restack exclusive (ops.c, restack.c) */
 	struct layers layers;
 	struct cfs_names names;
 	struct cfs_epoch dentries;
@@ -149,6 +168,18 @@ int view_open(struct view *v, struct view_node *n, int flags);
 int view_stat(struct view *v, struct view_node *n, struct stat *st);
 void view_adjust(struct view *v, struct view_node *n, struct stat *st);
 void view_lock2(struct view_node *a, struct view_node *b);
+uint64_t view_listing_open(struct view *v, struct view_node *dir);
+void view_listing_close(struct view *v, struct view_node *dir, uint64_t gen);
+struct merge *view_listing_index(struct view_node *dir, uint64_t gen);
+/* view.c, for restack.c */
+int view_build(struct view *v, struct view_node *dir, struct merge **out);
+void view_install(struct view *v, struct view_node *dir, struct merge *m);
+int view_set_parts(struct view_node *dir, const struct merge *m, uint32_t idx);
+int view_part_path_locked(struct view *v, struct view_node *dir, unsigned part,
+			  const char *name, char *buf, size_t len);
+
+/* restack.c: a mounted view's lower layers changed (ops.c's ioctl) */
+int view_restack(struct view *v, const struct layer_list *lower, char *err, size_t errlen);
 void view_unlock2(struct view_node *a, struct view_node *b);
 
 /* upper.c (the change lock of dir held, but for upper_dir and upper_copy) */
