@@ -73,6 +73,24 @@ static int dev_index(struct layers *ls, dev_t dev, unsigned *out)
 	return 0;
 }
 
+/*
+ * path made absolute from the working directory (taken; NULL: out of
+ * memory): a mounted view's stack is opened again by its paths when it
+ * changes, in the daemon, whose working directory is not the caller's.
+ */
+static char *absolute(char *path)
+{
+	char *cwd, *abs = NULL;
+
+	if (!path || path[0] == '/' || path[0] == '\0')
+		return path;
+	if ((cwd = getcwd(NULL, 0)) && asprintf(&abs, "%s/%s", strcmp(cwd, "/") ? cwd : "", path) < 0)
+		abs = NULL;
+	free(cwd);
+	free(path);
+	return abs;
+}
+
 int layer_list_parse(struct layer_list *ll, const char *lowerdir, char *err, size_t errlen)
 {
 	size_t max = 1;
@@ -83,8 +101,13 @@ int layer_list_parse(struct layer_list *ll, const char *lowerdir, char *err, siz
 		max += *s == ':';
 	if (!(ll->path = calloc(max, sizeof(*ll->path))))
 		return say(err, errlen, "out of memory");
-	while ((path = next_layer(&lowerdir)))
+	while (*lowerdir) {
+		if (!(path = absolute(next_layer(&lowerdir)))) {
+			layer_list_free(ll);
+			return say(err, errlen, "out of memory");
+		}
 		ll->path[ll->n++] = path;
+	}
 	return 0;
 }
 
