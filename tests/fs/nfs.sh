@@ -70,33 +70,15 @@ mount -o loop /tmp/back.img /tmp/e || fail "mount the ext4 image"
 B=/tmp/e/back M=/tmp/cfs
 mkdir $B
 
-start_cfs() {
-	"$CFS" -f -o allow_other $B $M 2>>/tmp/daemon.log &
-	CFS_PID=$!
-	i=0
-	until grep -qs " $M fuse" /proc/mounts; do
-		i=$((i + 1))
-		[ $i -lt 200 ] && kill -0 $CFS_PID 2>/dev/null || fail "casefoldfs did not mount"
-		sleep 0.05
-	done
-}
-# stop_cfs: unmounts (nfsd may hold the mount for a moment after
-# exportfs -u) and checks the daemon's exit status.
-stop_cfs() {
-	i=0
-	until umount $M 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || fail "cannot unmount the casefoldfs mount: $(umount $M 2>&1)"
-		sleep 0.1
-	done
-	wait $CFS_PID || fail "casefoldfs exited with status $?"
-}
+VM
+	cat "$CF_ROOT/tests/fs/vmcfs.sh"
+	cat <<'VM'
 export_cfs() {
 	exportfs -o rw,sync,no_root_squash,no_subtree_check,fsid=1 127.0.0.1:$M ||
 		fail "exportfs"
 }
 
-start_cfs
+start_cfs -o allow_other
 mkdir $M/ci && chattr +F $M/ci || fail "chattr +F"
 echo hello > $M/ci/File.txt
 mkdir $M/ci/SubDir
@@ -172,7 +154,7 @@ until [ "$(stat -c %i $B/ci/Newcomer$n 2>/dev/null)" = "$victim_ino" ]; do
 	echo newcomer > $B/ci/Newcomer$n
 done
 echo "Newcomer$n has the victim's inode number"
-start_cfs
+start_cfs -o allow_other
 export_cfs
 for N in $N4 $N3; do
 	echo "after a restart of the daemon, through $N:"

@@ -33,25 +33,9 @@ for m in /lib/modules/extra/*.ko; do insmod "$m" 2>/dev/null; done
 B=/tmp/back M=/tmp/mnt
 mkdir -p $B/behind $M /tmp/ref
 head -c 2200000 /dev/urandom > /tmp/src
-start_cfs() {
-	"$CFS" -f $B $M 2>>/tmp/daemon.log &
-	CFS_PID=$!
-	i=0
-	until grep -qs " $M fuse" /proc/mounts; do
-		i=$((i + 1))
-		[ $i -lt 200 ] && kill -0 $CFS_PID 2>/dev/null || fail "casefoldfs did not mount"
-		sleep 0.05
-	done
-}
-stop_cfs() {
-	i=0
-	until umount $M 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || fail "cannot unmount: $(umount $M 2>&1)"
-		sleep 0.1
-	done
-	wait $CFS_PID || fail "casefoldfs exited with status $?"
-}
+VM
+	cat "$CF_ROOT/tests/fs/vmcfs.sh"
+	cat <<'VM'
 # same WHAT FILE REF: FILE's bytes are REF's.
 same() { cmp -s "$2" "$3" || fail "$1: $(wc -c < "$2") bytes read, not those written"; }
 
