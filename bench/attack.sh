@@ -1,6 +1,6 @@
 #!/bin/sh
 # Benchmark section "attack": another user's latency while one user attacks
-# a shared mount (fs/README.md, Threat model: availability).  Each attack is
+# a shared mount (fs/THREAT-MODEL.md: availability).  Each attack is
 # the stage of its test, run here for its figures: fs/stall.sh (file leases
 # on the attacker's files, lease breaks ignored), fs/nested.sh (70 FUSE
 # mounts that never answer, below the backing root), fs/watchstall.sh (a +F

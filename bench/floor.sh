@@ -10,7 +10,7 @@
 # (first pass, second pass).  Cells are medians over rounds, ratios the
 # median of per-round ratios to fsfloor -s (the floor of one request at a
 # time) in the same round.  The daemon's system calls per request come
-# from strace -c (fs/README.md, "Cost per request"); this section times.
+# from strace -c (fs/tree/DESIGN.md, "Cost per request"); this section times.
 # Usage: bench/floor.sh BUILD_DIR (as root: mounts).
 # Knobs: CF_FLOOR_N=20000 (names and files), CF_FLOOR_ROUNDS=3.
 set -u

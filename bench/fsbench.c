@@ -281,7 +281,7 @@ static long vm_rss_kb(const char *pid)
 	return kb;
 }
 
-/* The index statistics casefoldfs reports through its xattr (fs/README.md). */
+/* The index statistics casefoldfs reports through its xattr (fs/tree/DESIGN.md). */
 static void print_index_names(const char *dir)
 {
 	char buf[256];

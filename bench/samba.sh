@@ -37,7 +37,7 @@ PY
 setfattr -n trusted.casefoldfs.casefold -v 1 "$B/ci" 2>/dev/null # the flag's backing form
 "$O/casefoldfs" "$B" "$M" || exit 1
 lsattr -d "$M/ci" 2>/dev/null | grep -q F || chattr +F "$M/ci" 2>/dev/null ||
-	{ echo "cannot make the big directory casefolded (it is not empty): see fs/README.md"; exit 1; }
+	{ echo "cannot make the big directory casefolded (it is not empty): see fs/tree/CLIENTS.md"; exit 1; }
 
 mkdir -p "$S"
 { tests/clients/smb-private "$S" && cat <<CONF; } >"$S/smb.conf" || exit 1

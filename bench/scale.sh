@@ -165,7 +165,7 @@ step "git init, add, commit" git_commit
 step "git status (clean)" git_status
 step "rm -rf of the copies and the work tree" rm -rf "$M/tarx" "$M/rsync" "$M/git"
 
-# The bound: what fs/README.md promises, from the daemon's own cache size.
+# The bound: what fs/tree/DESIGN.md promises, from the daemon's own cache size.
 if [ -z "$BOUND" ]; then
 	if [ -n "$fd_cache" ]; then
 		BOUND=$((16 + fd_cache + 3 * threads_peak + 16))

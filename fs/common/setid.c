@@ -1,6 +1,6 @@
 /*
- * Set-ID bits as ext4 decides them (fs/README.md, File data, "Set-ID
- * bits"), one rule for every handler that clears them.  In the kernel:
+ * Set-ID bits as ext4 decides them (fs/common/DESIGN.md,
+ * "Set-ID bits"), one rule for every handler that clears them.  In the kernel:
  *
  * - a write, truncation or fallocate by a caller without CAP_FSETID
  *   clears the set-user-ID bit, and the set-group-ID bit of a

@@ -1,6 +1,6 @@
 /*
- * fk: the kernel's FUSE protocol, spoken by casefoldfs itself (fs/README.md,
- * "The request loop").  What a handler sees: the request, the operation
+ * fk: the kernel's FUSE protocol, spoken by casefoldfs itself (fs/kernel/DESIGN.md,
+ * "Our own loop").  What a handler sees: the request, the operation
  * table, the replies and the notices.  The shapes follow libfuse's
  * low-level API, which the handlers were written for, so that a handler
  * reads the same; what lies below (reading /dev/fuse, INIT, passthrough)

@@ -8,7 +8,7 @@
  *
  * The pool grows as libfuse's did: one worker at first, another whenever
  * the last idle one takes a request, up to max_threads (handlers may block
- * on the backing filesystem, fs/README.md "Threat model").  Workers never
+ * on the backing filesystem, fs/THREAT-MODEL.md).  Workers never
  * exit before the session ends.
  *
  * The main thread answers INIT, then waits for a signal: SIGINT, SIGTERM

@@ -1,6 +1,6 @@
 /*
  * INIT: what the kernel offers, what the daemon takes, and the record of
- * it that the stats xattr shows (fs/README.md, "The request loop").
+ * it that the stats xattr shows (fs/kernel/DESIGN.md, "Kernel features").
  */
 #include <errno.h>
 #include <signal.h>

@@ -22,7 +22,7 @@ struct fk_options {
 	 * Take FUSE_HANDLE_KILLPRIV_V2: the handlers clear set-user-ID and
 	 * set-group-ID bits where a request's kill_suidgid (or SETATTR's
 	 * FATTR_KILL_SUIDGID) says so, and the kernel stops asking for
-	 * security.capability before every write (fs/README.md, "File data").
+	 * security.capability before every write (fs/common/DESIGN.md, "Set-ID bits").
 	 */
 	bool killpriv;
 	/*

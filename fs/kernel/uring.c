@@ -3,7 +3,7 @@
  * enable_uring): requests come as completions of commands on /dev/fuse
  * instead of by read(2), and each answer goes back with the command that
  * fetches the next request (COMMIT_AND_FETCH): one system call a request
- * instead of a read and a write (fs/README.md, "The request loop").
+ * instead of a read and a write (fs/kernel/DESIGN.md, "FUSE over io_uring").
  *
  * The kernel keeps a queue per possible CPU and puts a request on the
  * queue of the CPU its caller runs on; it switches to the rings only once

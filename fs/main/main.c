@@ -116,8 +116,8 @@ struct numbers {
 };
 
 /*
- * A request unanswered this long ends the mount (Linux 6.14+, fs/README.md
- * "The request loop"): no caller waits longer on a hung daemon.  Long
+ * A request unanswered this long ends the mount (Linux 6.14+, fs/kernel/DESIGN.md,
+ * "Request timeouts"): no caller waits longer on a hung daemon.  Long
  * enough for anything the daemon does for a caller (an fsync of a large
  * file to a slow disk), short enough that a stuck game can be killed.
  */
@@ -178,7 +178,7 @@ static unsigned lease_waiters(const struct fk_options *opt)
  * was 10 workers by default, and any backing call that blocks (a lease
  * break, a hung nested mount, a slow network filesystem) holds one: a pool
  * that small is one user's to take.  Without -o max_threads, 64
- * (fs/README.md, Threat model); some may wait for lease breaks
+ * (fs/THREAT-MODEL.md); some may wait for lease breaks
  * (lease_waiters), in a tree or a view.
  */
 static int run_session(const struct cfs_mode *mode, struct fuse_args *args,
@@ -266,7 +266,7 @@ static const char *tree_only(const struct cli *cli)
 }
 
 /*
- * An overlay view (-o lowerdir, fs/README.md "Overlay views"): SOURCE, if
+ * An overlay view (-o lowerdir, fs/view/DESIGN.md): SOURCE, if
  * given, is only a label, as for overlayfs; the mount point is the last
  * operand.
  */

@@ -2,7 +2,7 @@
  * casefoldfs — ext4-style per-directory case-insensitivity over any
  * directory tree, as a FUSE 3 low-level daemon: the tree mode.  This header
  * is the mount: the state every request reaches through cfs_of().  Where
- * each rule lives: fs/README.md's map, table tree/.
+ * each rule lives: fs/tree/README.md, the wing's map.
  *
  * Locking, outermost first: a directory's lock (two directories: lower
  * address first), then the table lock, which is never held across a

@@ -22,7 +22,7 @@
  * Callers hold the directory's lock.
  *
  * The memory of all indexes, parked ones included, is bounded
- * (-o index_mem, fs/README.md "Lookups"): indexes are a cache.  Every index
+ * (-o index_mem, fs/tree/DESIGN.md "Lookups"): indexes are a cache.  Every index
  * is on one ring, and when building or growing one takes the total over the
  * bound, a CLOCK hand goes round the ring emptying indexes not used since
  * it last passed — each under its owner's lock (the directory's, or the

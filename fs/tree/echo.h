@@ -1,6 +1,6 @@
 /*
  * The daemon's own changes to directory entries, recognised when inotify
- * reports them back (fs/README.md, "Kernel caches").  fanotify names the
+ * reports them back (fs/tree/DESIGN.md, "Kernel caches").  fanotify names the
  * process behind each event and the daemon skips its own there; inotify
  * names none, so without this a user's daemon would take every entry it
  * made, removed or moved as a change behind its back and make the kernel

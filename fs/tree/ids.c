@@ -1,8 +1,8 @@
 /*
  * Node ids (part of the node layer, ids.h): what the kernel calls a node
  * by, and what an NFS file handle carries (with the generation) across
- * FORGET and across a restart of the daemon (fs/README.md, "Clients beyond
- * ext4").  Two kinds, in disjoint ranges:
+ * FORGET and across a restart of the daemon (fs/tree/CLIENTS.md, "NFS
+ * export").  Two kinds, in disjoint ranges:
  *
  *  - derived ids, at least 2^32: the backing file handle itself, where it
  *    is FILEID_INO32_GEN (a 32-bit inode number and a nonzero 32-bit

@@ -3,7 +3,7 @@
 /*
  * What the kernel and the daemon agree on at mount time.
  *
- * Files opened without OPEN (fs->no_open; fs/README.md, "File data"): the
+ * Files opened without OPEN (fs->no_open; fs/tree/DESIGN.md, "File data"): the
  * kernel then keeps a file's pages across opens, and O_TRUNC must reach us
  * as a SETATTR, so the daemon does not ask to truncate in OPEN
  * (FUSE_ATOMIC_O_TRUNC).  A file's cached pages are dropped when its

@@ -3,7 +3,7 @@
  * by (st_dev, st_ino) in a chained hash table, and by its id (ids.c); the
  * root is FUSE_ROOT_ID and keeps its descriptor for good.
  *
- * A node holds a locator, not a descriptor (fs/README.md, "Nodes and
+ * A node holds a locator, not a descriptor (fs/tree/DESIGN.md, "Nodes and
  * descriptors"): a file handle where the backing filesystem gives one and
  * the daemon may open it, else its parent node and its name there.  It is
  * freed when the kernel has forgotten every lookup and no operation pins

@@ -270,7 +270,7 @@ static bool by_name(const struct cfs_nodes *nt, const struct cfs_inode *in, int 
  * a lease conflict).
  *
  * Why opening by name before the identity is known keeps the threat
- * model (fs/README.md): what the kernel resolves is one component beneath
+ * model (fs/THREAT-MODEL.md): what the kernel resolves is one component beneath
  * the parent (RESOLVE_BENEATH), never a symbolic link (O_NOFOLLOW,
  * RESOLVE_NO_SYMLINKS) and never a mount point (RESOLVE_NO_XDEV: EXDEV,
  * and the O_PATH way, whose open asks the mounted filesystem nothing) —

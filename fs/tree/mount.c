@@ -98,7 +98,7 @@ static bool backing_local(int rootfd)
 }
 
 /*
- * What the kernel may cache, and for how long (fs/README.md, "Kernel
+ * What the kernel may cache, and for how long (fs/tree/DESIGN.md, "Kernel
  * caches"): where changes behind our back are watched, until a notice
  * says otherwise (an hour at most, in case a notice is ever missed);
  * elsewhere -o timeout seconds (default 1).
@@ -139,7 +139,7 @@ static int setup_cache(struct cfs *fs, const struct tree_args *a, int rootfd)
 		return -1;
 	}
 	/* Files open without OPEN only if asked, and where FLUSH is not needed
-	 * either (fs/README.md, "File data"). */
+	 * either (fs/tree/DESIGN.md, "File data"). */
 	if (a->opens && strcmp(a->opens, "kernel") != 0 && strcmp(a->opens, "daemon") != 0) {
 		fprintf(stderr, "casefoldfs: opens must be daemon or kernel, not \"%s\"\n",
 			a->opens);

@@ -18,7 +18,7 @@ struct tree_args {
 	int keep_ignorables;
 	int normalize_all;
 	int noepoch;                /* never rely on FUSE_NOTIFY_INC_EPOCH */
-	int nohandles;              /* path locators only (fs/README.md) */
+	int nohandles;              /* path locators only (fs/tree/DESIGN.md) */
 	char *flagstore;            /* -o flagstore=trusted|user, or NULL */
 	char *cache;                /* -o cache=auto|fanotify|inotify|timeout */
 	char *timeout;              /* -o timeout=SECONDS */

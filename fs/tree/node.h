@@ -2,7 +2,7 @@
  * Nodes: one per backing object the kernel remembers.  The types alone,
  * apart from the functions, so that each file of the node layer (inode.c
  * the table, ids.c the ids, handles.c the nodes by handle, locator.c
- * reaching an object) reaches the others one way.  See fs/README.md,
+ * reaching an object) reaches the others one way.  See fs/tree/DESIGN.md,
  * "Nodes and descriptors".
  *
  * Fields marked "table" are under the table lock (struct cfs_nodes.lock),

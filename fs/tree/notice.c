@@ -1,5 +1,5 @@
 /*
- * Turning change notices into invalidations (fs/README.md, "Kernel
+ * Turning change notices into invalidations (fs/tree/DESIGN.md, "Kernel
  * caches").  Three threads, outside any request, holding no lock of ours
  * while they talk to the kernel:
  *

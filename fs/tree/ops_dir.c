@@ -108,7 +108,7 @@ static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, struct cfs_name 
 }
 
 /*
- * LOOKUP of "." and "..", which only NFS export sends (fs/README.md, "NFS
+ * LOOKUP of "." and "..", which only NFS export sends (fs/tree/CLIENTS.md, "NFS
  * export"; the kernel's path walk resolves both itself): "." on any node
  * id an NFS file handle holds, which the kernel may have forgotten and the
  * daemon freed, or an earlier daemon handed out (inode_lookup_id: the same

@@ -318,7 +318,7 @@ static bool for_writing(int flags)
  * FUSE_DIRECT_IO_ALLOW_MMAP), and writable shared mappings are what
  * databases and linkers use.  So do opens made while no writer exists
  * (readahead, mmap), which therefore remain exposed if a writer comes later
- * (fs/README.md, "File data").  The writer is counted before the backing
+ * (fs/tree/DESIGN.md, "File data").  The writer is counted before the backing
  * open truncates, so every open that looks at the count after the
  * truncation has begun is direct.
  */
@@ -330,7 +330,7 @@ void op_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 	int fd, err;
 
 	if (fs->no_open) {
-		/* The kernel opens by itself from now on (fs/README.md, "File data"). */
+		/* The kernel opens by itself from now on (fs/tree/DESIGN.md, "File data"). */
 		fk_reply_err(req, ENOSYS);
 		return;
 	}

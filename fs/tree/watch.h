@@ -1,7 +1,7 @@
 /*
  * Noticing changes made in the backing tree behind the daemon's back, so
  * that the kernel may keep what it caches until something changes
- * (fs/README.md, "Kernel caches").  This layer opens the notification
+ * (fs/tree/DESIGN.md, "Kernel caches").  This layer opens the notification
  * source and registers what must be watched; notice.c, above the dentry
  * policy, reads the events and invalidates.
  */

@@ -1,5 +1,5 @@
 /*
- * The control of a mounted overlay view (fs/README.md, "Changing the
+ * The control of a mounted overlay view (fs/view/DESIGN.md, "Changing the
  * layers of a mounted view"): an ioctl on the view's root directory,
  * which the casefold tool's verb view sends (cli/view.c) and ops.c
  * answers.  An ioctl, because it is a request of the mount itself: the

@@ -1,5 +1,5 @@
 /*
- * The layers of an overlay view (fs/README.md, "Overlay views"): the
+ * The layers of an overlay view (fs/view/DESIGN.md): the
  * writable upper layer and its work directory, the read-only lower layers,
  * and overlayfs's markers in them (layers.c: opening and checking the
  * layers, and reaching an object inside one without leaving it; markers.c:

@@ -1,6 +1,5 @@
 /*
- * overlayfs's markers, the subset this view reads and writes (fs/README.md,
- * "Overlay views"): a whiteout is a character device 0/0, or an empty
+ * overlayfs's markers, the subset this view reads and writes (fs/view/DESIGN.md): a whiteout is a character device 0/0, or an empty
  * regular file with the overlay.whiteout xattr inside a directory whose
  * overlay.opaque xattr is "x"; a directory whose overlay.opaque is "y"
  * hides the directories below it.  Both the user. namespace (unprivileged

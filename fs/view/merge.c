@@ -3,7 +3,7 @@
  * is its readdir offset, so offsets stay valid as entries come and go),
  * chained by bucket of the fold rule's hash; spellings live in one arena.
  * Names equal under the fold rule form a group, and a group is one entry,
- * as in a +F directory of ext4 (fs/README.md, "One name per group").  The
+ * as in a +F directory of ext4 (fs/view/DESIGN.md, "One name per group").  The
  * directory is read part by part, top layer first: a layer may hold the
  * directory more than once (twins: Textures/ and textures/), and then
  * holds it as one, its parts read in order of their spelling.  How a group

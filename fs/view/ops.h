@@ -1,5 +1,5 @@
 /*
- * The requests an overlay view answers (fs/README.md, "Overlay views"):
+ * The requests an overlay view answers (fs/view/DESIGN.md):
  * ops.c fills the operation table (no INIT handler: the session's
  * defaults, fs/kernel/session.c); dir.c names
  * (lookup, listings, creation, removal, rename); file.c one object

@@ -1,5 +1,5 @@
 /*
- * A mounted view's lower layers changed (fs/README.md, "Changing the
+ * A mounted view's lower layers changed (fs/view/DESIGN.md, "Changing the
  * layers of a mounted view"): the new stack is opened and checked first,
  * then, with every request stopped (the stack lock, exclusive), each
  * directory the kernel holds is read again from the layers its new parts

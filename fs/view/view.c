@@ -279,7 +279,7 @@ static int node_path_locked(struct view *v, struct view_node *n, char *buf, size
 
 /*
  * Whether a name of len bytes in dir has a path the view can reach in the
- * upper layer (PATH_MAX, fs/README.md), where each directory is spelled as
+ * upper layer (PATH_MAX, fs/view/DESIGN.md), where each directory is spelled as
  * the view spells it: checked before anything is made, so that a refused
  * creation or rename leaves nothing behind.
  */
@@ -657,7 +657,7 @@ static void trim(struct view *v)
  * freed) its entry in m, the index just built: its group's, which must
  * show the node's very object (spelling, type, layer and part).  The
  * layers change only through the view, and the view keeps them saying
- * what its indexes say (fs/README.md, "One name per group"), so each is
+ * what its indexes say (fs/view/DESIGN.md, "One name per group"), so each is
  * found; a node that is not (a layer changed behind the view's back) is
  * gone, as a name removed.  Node lock.
  */
@@ -1155,7 +1155,7 @@ void view_reader_drop(struct view *v, struct view_node *n, int fd)
  * kernel's file handle names).  The kernel keeps one page cache for the
  * node, filled by whichever open file reads it: a read through an old
  * descriptor must not put the lower file's bytes there, where every
- * later open would find them (fs/README.md, "Copy-up").  If the copy
+ * later open would find them (fs/view/DESIGN.md, "Copy-up").  If the copy
  * cannot be opened, the old descriptors keep the lower file.
  */
 void view_readers_move(struct view *v, struct view_node *n)

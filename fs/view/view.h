@@ -1,6 +1,6 @@
 /*
  * An overlay view: one case-insensitive directory tree over an ordered
- * list of layers (fs/README.md, "Overlay views").  view.c: the nodes the
+ * list of layers (fs/view/DESIGN.md).  view.c: the nodes the
  * kernel holds, their paths in each layer, merged indexes built on first
  * need; upper.c: everything the view writes in the upper layer (objects made
  * in the work directory and moved into place, copy-up, whiteouts).
@@ -13,7 +13,7 @@
  * before the node lock.
  *
  * The memory of all merged indexes is bounded (-o index_mem, as the tree's
- * indexes, fs/README.md "Overlay views"): every built index is on a ring,
+ * indexes, fs/view/DESIGN.md): every built index is on a ring,
  * and a build that takes the total over the bound sends a CLOCK hand round
  * it, freeing indexes not used since the hand last passed; the next need
  * rebuilds them from the layers, which is what a remount does.  An index is

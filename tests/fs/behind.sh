@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Changes made in the backing tree behind the daemon's back show through
-# the mount within the bound of its cache mode (issue 20; fs/README.md,
+# the mount within the bound of its cache mode (issue 20; fs/tree/DESIGN.md,
 # "Kernel caches"): at once where they are watched (fanotify, inotify),
 # within -o timeout where they are not.  For each mode: the kernel's caches
 # are warmed (entries under other spellings, misses, attributes, data,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21's options against the kernel's transcript (fs/README.md, "Clients
+# Issue 21's options against the kernel's transcript (fs/tree/CLIENTS.md, "Clients
 # beyond ext4"): with casefold_nonempty the differential scenario runs as on
 # ext4 (its chattr +F calls are on empty directories, where the option
 # changes nothing); with case_rename its one case-only rename, cf/Foo to

@@ -10,7 +10,7 @@
 # writing (fs/ops_file.c, op_open), so the file is also held open for
 # writing for the whole run: that is the case the daemon guarantees (a
 # descriptor opened while no writer exists keeps the page cache; see
-# fs/README.md).  The same run on a plain directory of the filesystem
+# fs/tree/DESIGN.md).  The same run on a plain directory of the filesystem
 # holding $T is the control, and both runs must show the readers meeting
 # the rewrites (empty files and tokens both read), or the test proves nothing.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The suites again with -o opens=kernel (issue 20; fs/README.md, "File
+# The suites again with -o opens=kernel (issue 20; fs/tree/DESIGN.md, "File
 # data"): files open without OPEN, RELEASE or FLUSH, so every read, write,
 # fsync and truncation reaches the daemon without a file of its own, and a
 # removed file still open in the kernel lives on in a held descriptor.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the common operations cost in FUSE requests (issue 13).  Every
 # request is a round trip to the daemon (about 16 µs on these machines,
-# `sh bench/wine.sh`), so these counts are the design: fs/README.md,
+# `sh bench/wine.sh`), so these counts are the design: fs/tree/DESIGN.md,
 # "Kernel caches" and "Cost per request".  Counted by opcode in the
 # daemon's request log (-d) around each step.
 . "$(dirname "$0")/lib.sh"
@@ -97,8 +97,8 @@ want "flag probe" RELEASEDIR 0
 
 # Rewriting a file on a local backing filesystem: no FLUSH at close (the
 # write reported any error), the file's data as written.  Root's daemon
-# passes the file through where the kernel can (fs/README.md, "The request
-# loop"): the kernel then writes the backing file itself, no WRITE.
+# passes the file through where the kernel can (fs/kernel/DESIGN.md,
+# "Passthrough"): the kernel then writes the backing file itself, no WRITE.
 rewrite() { printf 'new\n' >"$1"; }
 requests "rewrite" rewrite ci/game.DAT
 want "rewrite" FLUSH 0
@@ -144,7 +144,7 @@ want "a rename and a removal, then stat" LOOKUP 0
 
 # A warm git status in a casefolded work tree: git probes missing names in
 # .git, then creates and removes index.lock; none of that expires the
-# kernel's other dentries (fs/README.md, "The dentry epoch").
+# kernel's other dentries (fs/tree/DESIGN.md, "The dentry epoch").
 if command -v git >/dev/null; then
 	mkdir ci/repo && cd ci/repo && git init -q && for i in $(seq 100); do echo "$i" >"f$i"; done &&
 		git add . && git -c user.email=t@t -c user.name=t commit -qm t || fail "git setup"

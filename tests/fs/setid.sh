@@ -4,7 +4,7 @@
 # against the same steps in a directory of the backing filesystem itself
 # (ext4's rule: cleared for a caller without CAP_FSETID, the set-group-ID
 # bit only on a group-executable file).  The daemon takes the job from the
-# kernel (FUSE_HANDLE_KILLPRIV_V2, fs/README.md "File data"), so the kernel
+# kernel (FUSE_HANDLE_KILLPRIV_V2, fs/common/DESIGN.md "Set-ID bits"), so the kernel
 # no longer asks for security.capability before every write: counted in
 # the daemon's request log, one GETXATTR for eight writes (the first's).
 # And a file's capabilities (security.capability) go at a write.  Run on root's

@@ -50,7 +50,7 @@ RECORD = re.compile(rb"\A(\d\d:\d{7}\n)?\Z")
 # can return on FUSE (never on ext4) when the reader opened the file while
 # no writer had it open, so reads through the page cache: the kernel
 # zero-fills the page of a read that came back short and copies it out up
-# to a size a later write set (fs/README.md, "File data").  The backing
+# to a size a later write set (fs/tree/DESIGN.md, "File data").  The backing
 # file never holds it (checked at the end); counted, not failed.
 ZEROED = bytes(11)
 

@@ -40,7 +40,7 @@ class Err(Exception):
         self.name = name
 
 
-# Issue 21's options change two rules (fs/README.md, "Clients beyond ext4").
+# Issue 21's options change two rules (fs/tree/CLIENTS.md).
 MOUNT_OPTS = os.environ.get("CF_MOUNT_OPTS", "")
 CASE_RENAME = "case_rename" in MOUNT_OPTS
 CASEFOLD_NONEMPTY = "casefold_nonempty" in MOUNT_OPTS

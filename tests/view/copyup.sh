@@ -4,7 +4,7 @@
 # once a file is copied up and written, every later open reads the new
 # bytes, even while a descriptor opened on the lower file before the
 # copy-up is still open; that one reads the copy from then on (overlayfs
-# would go on showing it the lower file; the view cannot, fs/README.md).
+# would go on showing it the lower file; the view cannot, fs/view/DESIGN.md).
 # Then the race: a reader looping reads (each one asking the daemon: the
 # pages are dropped before it) through a descriptor opened before the
 # copy-up, while another thread's open copies the file up and rewrites it,
@@ -57,7 +57,7 @@ exec 3<&-
 # opened before it: the kernel keeps one page cache for the node, filled
 # by whichever file reads, so that read must not bring the lower file's
 # bytes into it (every later open then read "old " until a remount).  The
-# old descriptor reads the copy from the copy-up on (fs/README.md).
+# old descriptor reads the copy from the copy-up on (fs/view/DESIGN.md).
 exec 3<"$M/q"
 cat "$M/q" >/dev/null
 sh -c "printf 'new\n' >'$M/q'" || fail "rewrite q"

@@ -100,7 +100,7 @@ cfs_umount
 rm -rf "$U" "$W" && mkdir "$U" "$W"
 
 # ---- Deeper than PATH_MAX in a lower layer: a view reaches objects by their
-# path in a tree (fs/README.md), so past 4,096 bytes it answers
+# path in a tree (fs/view/DESIGN.md), so past 4,096 bytes it answers
 # ENAMETOOLONG — and goes on serving.
 deep=$T/deep long=$(printf 'd%.0s' $(seq 200))
 mkdir "$deep"

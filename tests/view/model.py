@@ -13,7 +13,7 @@ ASCII case, NFC and NFD, ß/SS/ẞ, the Kelvin sign, final sigma (which of
 them fold together is the CLI's word, `casefold fold`).
 
 The model is a case-insensitive tree: at most one name per group in every
-directory.  It is built from the layers by the rule fs/README.md states,
+directory.  It is built from the layers by the rule fs/view/DESIGN.md states,
 worked out here again: the top layer holding the group gives the entry — a
 directory if it holds one (its twins there merge into the one of the
 smallest spelling), else the file of the smallest spelling (bytewise;

@@ -12,7 +12,7 @@
 # Meanwhile root stats files it has not looked up before (each a LOOKUP the
 # view answers).  Root's p99 must stay under 50 ms, or 10 times its idle
 # p99 (a margin for a loaded machine: the issue asks 10 ms, which a quiet
-# one gives, fs/README.md), and no stat may wait 2 s; before, every worker
+# one gives, fs/view/DESIGN.md), and no stat may wait 2 s; before, every worker
 # of the pool waited and a stat took 20 to 40 s.
 # tests/run: alone (its p99 and 2 s bounds would measure other tests' load)
 set -u
