@@ -14,6 +14,7 @@
  * old upper layer's files go, as if removed, and those still open keep
  * their objects as upper files removed while open do.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -178,6 +179,27 @@ static void changed(struct restack *rs, struct view_node *dir, const char *name)
 }
 
 /*
+ * Whether entry i of old and entry j of m show one directory under one
+ * spelling, whichever layers' directories it merges.  Its name is not a
+ * change: the node the kernel holds for it (if any) is kept by kids and
+ * read again in turn, its attributes refreshed if its parts changed
+ * (note_dir), so its dentry stays — and every cached name below it, which
+ * invalidating it would drop (a mod with a Data folder added on top, an
+ * upper layer switched).
+ */
+static bool same_dir(const struct merge *old, uint32_t i, const struct merge *m, uint32_t j)
+{
+	const struct merge_entry *a = merge_entry(old, i), *b;
+
+	if (j == MERGE_NONE)
+		return false;
+	b = merge_entry(m, j);
+	return a->type == DT_DIR && b->type == DT_DIR &&
+	       !((a->flags | b->flags) & MERGE_WHITEOUT) &&
+	       strcmp(merge_name(old, i), merge_name(m, j)) == 0;
+}
+
+/*
  * Every name of dir whose winner is not the same in the new index m as in
  * the old one (node lock): each group shown before or after.
  */
@@ -193,7 +215,7 @@ static void diff(struct restack *rs, struct view_node *dir, const struct merge *
 		j = merge_find(m, &rs->v->names, &cn, NULL);
 		entry_id(old, i, dir->d->was, a, sizeof(a));
 		entry_id(m, j, now, b, sizeof(b));
-		if (strcmp(a, b) != 0) {
+		if (strcmp(a, b) != 0 && !same_dir(old, i, m, j)) {
 			changed(rs, dir, merge_name(old, i));
 			if (j != MERGE_NONE && strcmp(merge_name(old, i), merge_name(m, j)) != 0)
 				note(rs, dir, merge_name(m, j));
