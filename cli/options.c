@@ -57,6 +57,14 @@ const struct cli_option cli_options[] = {
 	  "its last component if no other layer's is the same)." },
 	{ CLI_OPT_REMOVE, "remove", 0, "NAME",
 	  "take the lower layer NAME out of the view." },
+	{ CLI_OPT_UPPER, "upper", 0, "DIR",
+	  "DIR is now the upper layer, where writes go (with\n"
+	  "--workdir; with --set too: a profile switch, one\n"
+	  "change)." },
+	{ CLI_OPT_WORKDIR, "workdir", 0, "DIR",
+	  "with --upper: its work directory, an empty directory\n"
+	  "on the same filesystem (the old one may be given\n"
+	  "again)." },
 	{ CLI_OPT_ALG, "alg", 0, "ALG",
 	  "directory hash: half_md4 (the default, as mke2fs\n"
 	  "chooses), tea or legacy." },
@@ -241,6 +249,12 @@ static int apply(const struct cli_verb *verb, const struct cli_option *o,
 		break;
 	case CLI_OPT_REMOVE:
 		args->remove = optarg;
+		break;
+	case CLI_OPT_UPPER:
+		args->upper = optarg;
+		break;
+	case CLI_OPT_WORKDIR:
+		args->workdir = optarg;
 		break;
 	case CLI_OPT_CASEFOLD:
 		args->casefold = true;

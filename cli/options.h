@@ -41,6 +41,8 @@ enum {
 	CLI_OPT_ADD = 1u << 23,
 	CLI_OPT_ABOVE = 1u << 24,
 	CLI_OPT_REMOVE = 1u << 25,
+	CLI_OPT_UPPER = 1u << 26,
+	CLI_OPT_WORKDIR = 1u << 27,
 };
 
 /* Options whose argument may be left out: --casefold or --casefold=NAME. */
@@ -77,6 +79,7 @@ struct cli_args {
 	bool rename;      /* --on-collision=rename (else abort) */
 	bool dry_run;     /* --dry-run */
 	const char *set, *add, *above, *remove;  /* view: --set FILE, ... */
+	const char *upper, *workdir;             /* view: --upper DIR --workdir DIR */
 	char **operands;  /* what follows the options, in order */
 	int noperands;
 };

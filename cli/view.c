@@ -1,6 +1,6 @@
 /*
- * The verb view: a mounted overlay view's lower layers, changed while it
- * stays mounted, by the ioctl casefoldfs answers on the view's root
+ * The verb view: a mounted overlay view's layers, changed while it stays
+ * mounted, by the ioctl casefoldfs answers on the view's root
  * (fs/view/control.h says why an ioctl).
  */
 #include <errno.h>
@@ -31,10 +31,31 @@ static int absolute(const char *path, char *buf, size_t len, bool must_exist)
 	return 0;
 }
 
+/* --upper DIR --workdir DIR [--set FILE]: another upper layer, and with
+ * --set other lower layers too, in one change (a profile switch). */
+static int upper_request(const struct cli_args *args, struct view_ctl *c)
+{
+	if (!args->workdir)
+		return cli_usage("view", "--upper needs --workdir, an empty directory on its "
+				 "filesystem");
+	if (args->add || args->remove || args->above)
+		return cli_usage("view", "--upper goes alone or with --set");
+	c->op = VIEW_CTL_UPPER;
+	if (absolute(args->upper, c->a, sizeof(c->a), true) < 0 ||
+	    absolute(args->workdir, c->b, sizeof(c->b), true) < 0 ||
+	    (args->set && absolute(args->set, c->c, sizeof(c->c), true) < 0))
+		return CLI_EXIT_TROUBLE;
+	return 0;
+}
+
 static int request(const struct cli_args *args, struct view_ctl *c)
 {
+	if (args->upper)
+		return upper_request(args, c);
+	if (args->workdir)
+		return cli_usage("view", "--workdir goes with --upper");
 	if (!!args->set + !!args->add + !!args->remove != 1)
-		return cli_usage("view", "give one of --set, --add and --remove");
+		return cli_usage("view", "give one of --set, --add, --remove and --upper");
 	if (args->above && !args->add)
 		return cli_usage("view", "--above goes with --add");
 	if (args->set) {
@@ -89,26 +110,33 @@ static int run_view(const struct cli_args *args)
 
 const struct cli_verb cli_verb_view = {
 	.name = "view",
-	.options = CLI_OPT_SET | CLI_OPT_ADD | CLI_OPT_ABOVE | CLI_OPT_REMOVE,
+	.options = CLI_OPT_SET | CLI_OPT_ADD | CLI_OPT_ABOVE | CLI_OPT_REMOVE | CLI_OPT_UPPER |
+		   CLI_OPT_WORKDIR,
 	.min_operands = 2,
 	.max_operands = 2,
 	.run = run_view,
 	.doc = {
 		.operands = "MOUNTPOINT layers",
-		.summary = "change a mounted overlay view's lower layers",
+		.summary = "change a mounted overlay view's layers",
 		.text = (const char *const[]){
-			"Change the lower layers of the casefoldfs overlay view mounted\n"
-			"on MOUNTPOINT while it stays mounted: --set FILE gives the whole\n"
-			"stack (one directory a line, top first), --add DIR puts one more\n"
-			"on top or --above NAME, --remove NAME takes one out.  A layer is\n"
-			"named by its path, or by its last component if that is unique.\n"
-			"The upper layer stays.  Only the user who mounted the view, or\n"
-			"root, may.  When the command returns, every name whose winner\n"
-			"changed is seen by the next lookup; other names keep their\n"
-			"cached entries, and files open across the change keep what\n"
-			"they opened (casefoldfs(8), \"Changing the layers\").",
+			"Change the layers of the casefoldfs overlay view mounted on\n"
+			"MOUNTPOINT while it stays mounted: --set FILE gives the whole\n"
+			"lower stack (one directory a line, top first), --add DIR puts\n"
+			"one more on top or --above NAME, --remove NAME takes one out.\n"
+			"A layer is named by its path, or by its last component if that\n"
+			"is unique.  --upper DIR --workdir WORK makes DIR the upper\n"
+			"layer (writes go there from then on; a file open in the old one\n"
+			"keeps writing there), and with --set FILE switches profile in\n"
+			"one change.  A view mounted without an upper layer stays\n"
+			"read-only.  Only the user who mounted the view, or root, may.\n"
+			"When the command returns, every name whose winner changed is\n"
+			"seen by the next lookup; other names keep their cached entries,\n"
+			"and files open across the change keep what they opened\n"
+			"(casefoldfs(8), \"Changing the layers\").",
 			" casefold view ~/skyrim/view layers --add mods/NewMod --above USSEP",
 			" casefold view ~/skyrim/view layers --remove NewMod",
+			" casefold view ~/skyrim/view layers --set survival.layers \\\n"
+			"     --upper ~/skyrim/survival --workdir ~/skyrim/work",
 			NULL,
 		},
 	},

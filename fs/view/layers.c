@@ -425,46 +425,101 @@ static int map_layers(const struct layers *old, const struct layers *ls, unsigne
 	return 0;
 }
 
+/* The old upper layer and its work directory, kept by a new stack. */
+static int keep_upper(const struct layers *old, struct layers *ls, char *err, size_t errlen)
+{
+	ls->l[0] = old->l[0];
+	ls->l[0].fd = fcntl(old->l[0].fd, F_DUPFD_CLOEXEC, 0);
+	ls->l[0].path = strdup(old->l[0].path);
+	ls->n = 1;
+	ls->workfd = fcntl(old->workfd, F_DUPFD_CLOEXEC, 0);
+	ls->workdir = strdup(old->workdir);
+	if (ls->l[0].fd < 0 || !ls->l[0].path || ls->workfd < 0 || !ls->workdir)
+		return say(err, errlen, "upper layer: %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * A new upper layer for a mounted view, with its work directory.  A view
+ * mounted without one stays read-only: what it answered (EROFS, link
+ * counts of a read-only view) the kernel may keep for a day.
+ */
+static int new_upper(const struct layers *old, struct layers *ls, const char *upperdir,
+		     const char *workdir, char *err, size_t errlen)
+{
+	if (!old->upper)
+		return say(err, errlen, "the view was mounted without an upper layer: it stays "
+			   "read-only (mount it again with upperdir and workdir to write)");
+	if (!(ls->workdir = realpath(workdir, NULL)))
+		return say(err, errlen, "workdir %s: %s (it must be an empty directory on "
+			   "upperdir's filesystem)", workdir, strerror(errno));
+	if (add_layer(ls, strdup(upperdir), err, errlen) < 0)
+		return -1;
+	ls->upper = true;
+	return 0;
+}
+
+/*
+ * The new work directory, once the stack is checked: the view's own one
+ * is taken as it is (the names it keeps there for removed files stay
+ * theirs until view_restack moves them), another is emptied as at mount
+ * time.
+ */
+static int new_work(const struct layers *old, struct layers *ls, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (strcmp(old->workdir, ls->workdir) != 0)
+		return open_work(ls, ls->workdir, err, errlen);
+	if (fstat(old->workfd, &st) < 0 || st.st_dev != ls->l[0].dev)
+		return say(err, errlen, "workdir %s is not on the upper layer's filesystem",
+			   ls->workdir);
+	ls->workfd = fcntl(old->workfd, F_DUPFD_CLOEXEC, 0);
+	return ls->workfd < 0 ? say(err, errlen, "workdir: %s", strerror(errno)) : 0;
+}
+
 /*
  * Opens a new stack of layers for a mounted view (view_restack): old's
- * upper layer, work directory and filesystems' numbers, over the lower
- * layers given, checked as at mount time.  map[i] is old layer i's
- * number in the new stack (a layer is known by its root's device and
- * inode), or LAYER_NONE.  The paths are resolved here, before the view
- * stops its requests: a path through the view itself is answered (and
- * refused as overlapping), not waited on.
+ * upper layer and work directory, or upperdir and workdir if given, over
+ * the lower layers given, checked as at mount time; old's filesystems'
+ * numbers.  map[i] is old layer i's number in the new stack (a layer is
+ * known by its root's device and inode), or LAYER_NONE; when the upper
+ * layer changes, no layer keeps its objects across the change to or from
+ * being the upper one (writable objects and read-only ones are not the
+ * same objects to the view), so old layer 0 and whatever becomes layer 0
+ * map to LAYER_NONE.  The paths are resolved here, before the view stops
+ * its requests: a path through the view itself is answered (and refused
+ * as overlapping), not waited on.
  */
-int layers_restack(const struct layers *old, const struct layer_list *lower, struct layers *ls,
-		   unsigned *map, char *err, size_t errlen)
+int layers_restack(const struct layers *old, const struct layer_list *lower,
+		   const char *upperdir, const char *workdir, struct layers *ls, unsigned *map,
+		   char *err, size_t errlen)
 {
 	*ls = (struct layers){ .workfd = -1, .upper = old->upper };
 	ls->l = calloc(lower->n + 1, sizeof(*ls->l));
 	ls->devtab = malloc((old->devs ? old->devs : 1) * sizeof(*ls->devtab));
 	ls->mountpoint = strdup(old->mountpoint);
-	ls->workdir = old->workdir ? strdup(old->workdir) : NULL;
-	if (!ls->l || !ls->devtab || !ls->mountpoint || (old->workdir && !ls->workdir)) {
+	if (!ls->l || !ls->devtab || !ls->mountpoint) {
 		say(err, errlen, "out of memory");
 		goto fail;
 	}
 	memcpy(ls->devtab, old->devtab, old->devs * sizeof(*ls->devtab));
 	ls->devs = old->devs;
-	if (old->upper) {
-		ls->l[0] = old->l[0];
-		ls->l[0].fd = fcntl(old->l[0].fd, F_DUPFD_CLOEXEC, 0);
-		ls->l[0].path = strdup(old->l[0].path);
-		ls->n = 1;
-		ls->workfd = fcntl(old->workfd, F_DUPFD_CLOEXEC, 0);
-		if (ls->l[0].fd < 0 || !ls->l[0].path || ls->workfd < 0) {
-			say(err, errlen, "upper layer: %s", strerror(errno));
-			goto fail;
-		}
-	}
+	if (upperdir ? new_upper(old, ls, upperdir, workdir, err, errlen) < 0
+		     : old->upper && keep_upper(old, ls, err, errlen) < 0)
+		goto fail;
 	if (add_lower(ls, lower, err, errlen) < 0 || check_overlap(ls, err, errlen) < 0)
+		goto fail;
+	if (upperdir && new_work(old, ls, err, errlen) < 0)
 		goto fail;
 	if (map_layers(old, ls, map) < 0) {
 		say(err, errlen, "out of memory");
 		goto fail;
 	}
+	if (upperdir && (ls->l[0].dev != old->l[0].dev || ls->l[0].ino != old->l[0].ino))
+		for (unsigned i = 0; i < old->n; i++)
+			if (i == 0 || map[i] == 0)
+				map[i] = LAYER_NONE;
 	return 0;
 fail:
 	layers_close(ls);

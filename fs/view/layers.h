@@ -55,8 +55,9 @@ int layer_list_read(struct layer_list *ll, const char *file, char *err, size_t e
 void layer_list_free(struct layer_list *ll);
 int layers_open(struct layers *ls, const struct layer_list *lower, const char *upperdir,
 		const char *workdir, const char *mountpoint, char *err, size_t errlen);
-int layers_restack(const struct layers *old, const struct layer_list *lower, struct layers *ls,
-		   unsigned *map, char *err, size_t errlen);
+int layers_restack(const struct layers *old, const struct layer_list *lower,
+		   const char *upperdir, const char *workdir, struct layers *ls, unsigned *map,
+		   char *err, size_t errlen);
 void layers_close(struct layers *ls);
 int layer_open(const struct layers *ls, unsigned layer, const char *path, int flags,
 	       mode_t mode);

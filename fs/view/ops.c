@@ -84,7 +84,8 @@ static int find_layer(const struct layers *ls, const char *s, char *err, size_t 
 /*
  * The lower layers of the view's stack with one change (control.h): ADD
  * puts a above the layer b names (on top if b is empty), REMOVE takes a
- * out; SET reads a's file.  -errno, with a message in err.
+ * out; SET reads a's file, UPPER c's (if given: else the lower layers
+ * stay).  -errno, with a message in err.
  */
 static int edit_stack(struct view *v, const struct view_ctl *c, struct layer_list *out,
 		      char *err, size_t errlen)
@@ -93,9 +94,10 @@ static int edit_stack(struct view *v, const struct view_ctl *c, struct layer_lis
 	int at = -1, gone = -1;
 	unsigned k = 0;
 
-	if (c->op == VIEW_CTL_SET)
-		return layer_list_read(out, c->a, err, errlen) < 0 ? -EINVAL : 0;
-	if (c->op != VIEW_CTL_ADD && c->op != VIEW_CTL_REMOVE) {
+	if (c->op == VIEW_CTL_SET || (c->op == VIEW_CTL_UPPER && c->c[0]))
+		return layer_list_read(out, c->op == VIEW_CTL_SET ? c->a : c->c, err, errlen) < 0
+		       ? -EINVAL : 0;
+	if (c->op != VIEW_CTL_ADD && c->op != VIEW_CTL_REMOVE && c->op != VIEW_CTL_UPPER) {
 		snprintf(err, errlen, "unknown change %u", c->op);
 		return -EINVAL;
 	}
@@ -150,12 +152,13 @@ static void ovl_ioctl(fk_req_t req, fk_ino_t ino, unsigned int cmd, void *arg,
 		return;
 	}
 	memcpy(&c, in_buf, sizeof(c));
-	c.a[sizeof(c.a) - 1] = c.b[sizeof(c.b) - 1] = '\0';
+	c.a[sizeof(c.a) - 1] = c.b[sizeof(c.b) - 1] = c.c[sizeof(c.c) - 1] = '\0';
 	pthread_mutex_lock(&stack_change);
 	memset(&answer, 0, sizeof(answer));
 	r = edit_stack(v, &c, &lower, answer.a, sizeof(answer.a));
 	if (r == 0) {
-		r = view_restack(v, &lower, answer.a, sizeof(answer.a));
+		r = view_restack(v, &lower, c.op == VIEW_CTL_UPPER ? c.a : NULL,
+				 c.op == VIEW_CTL_UPPER ? c.b : NULL, answer.a, sizeof(answer.a));
 		layer_list_free(&lower);
 	}
 	fk_reply_ioctl(req, r, &answer, sizeof(answer));

@@ -1,5 +1,5 @@
 /*
- * A mounted view's lower layers changed (fs/view/DESIGN.md, "Changing the
+ * A mounted view's layers changed (fs/view/DESIGN.md, "Changing the
  * layers of a mounted view"): the new stack is opened and checked first,
  * then, with every request stopped (the stack lock, exclusive), each
  * directory the kernel holds is read again from the layers its new parts
@@ -8,8 +8,13 @@
  * requests are let go again; every other name keeps its node and the
  * kernel its dentry.  An object is known across the change by its layer
  * (root device and inode) and its path there, so a layer that only moved
- * changes nothing it shows unless it now wins or loses a name.
+ * changes nothing it shows unless it now wins or loses a name.  A new
+ * upper layer is a layer like the others, but no object keeps its node
+ * across a change to or from the upper layer (layers_restack's map): the
+ * old upper layer's files go, as if removed, and those still open keep
+ * their objects as upper files removed while open do.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,6 +34,7 @@ struct notice {
 struct restack {
 	struct view *v;
 	const unsigned *map;      /* old layer -> new, or LAYER_NONE */
+	bool upper_moved;         /* the upper layer is another one */
 	struct notice *notes;
 	size_t nnotes, cap;
 	uint64_t *dirs;           /* directories whose attributes may change */
@@ -173,6 +179,27 @@ static void changed(struct restack *rs, struct view_node *dir, const char *name)
 }
 
 /*
+ * Whether entry i of old and entry j of m show one directory under one
+ * spelling, whichever layers' directories it merges.  Its name is not a
+ * change: the node the kernel holds for it (if any) is kept by kids and
+ * read again in turn, its attributes refreshed if its parts changed
+ * (note_dir), so its dentry stays — and every cached name below it, which
+ * invalidating it would drop (a mod with a Data folder added on top, an
+ * upper layer switched).
+ */
+static bool same_dir(const struct merge *old, uint32_t i, const struct merge *m, uint32_t j)
+{
+	const struct merge_entry *a = merge_entry(old, i), *b;
+
+	if (j == MERGE_NONE)
+		return false;
+	b = merge_entry(m, j);
+	return a->type == DT_DIR && b->type == DT_DIR &&
+	       !((a->flags | b->flags) & MERGE_WHITEOUT) &&
+	       strcmp(merge_name(old, i), merge_name(m, j)) == 0;
+}
+
+/*
  * Every name of dir whose winner is not the same in the new index m as in
  * the old one (node lock): each group shown before or after.
  */
@@ -188,7 +215,7 @@ static void diff(struct restack *rs, struct view_node *dir, const struct merge *
 		j = merge_find(m, &rs->v->names, &cn, NULL);
 		entry_id(old, i, dir->d->was, a, sizeof(a));
 		entry_id(m, j, now, b, sizeof(b));
-		if (strcmp(a, b) != 0) {
+		if (strcmp(a, b) != 0 && !same_dir(old, i, m, j)) {
 			changed(rs, dir, merge_name(old, i));
 			if (j != MERGE_NONE && strcmp(merge_name(old, i), merge_name(m, j)) != 0)
 				note(rs, dir, merge_name(m, j));
@@ -204,13 +231,16 @@ static void diff(struct restack *rs, struct view_node *dir, const struct merge *
 /*
  * A gone node's layer, renumbered for the new stack: it is only asked
  * for the inode number's filesystem (layer_ino) and, for layer 0, whether
- * the object is upper.  A layer removed from the stack answers as the
- * bottom one.
+ * the object is upper — which an object of an old upper layer stays, so
+ * that it is written where it is (a copy-up would find it gone).  A lower
+ * layer removed from the stack answers as the bottom one.
  */
 static void renumber(struct restack *rs, struct view_node *n)
 {
 	unsigned to = rs->map[n->layer];
 
+	if (n->layer == 0 && rs->upper_moved)
+		return;
 	n->layer = to != LAYER_NONE ? to : rs->v->layers.n - 1;
 }
 
@@ -355,12 +385,13 @@ static void forget_was(struct view *v)
 }
 
 /*
- * Open lower files, whose nodes may go: each keeps an O_PATH descriptor of
- * its object for the kernel's later requests (fstat of the open file),
- * opened while the old stack is in place.  Out of memory, fewer are kept,
- * and their fstat answers ENOENT.
+ * Open lower files, and the upper layer's if it is another one now, whose
+ * nodes may go: each keeps an O_PATH descriptor of its object for the
+ * kernel's later requests (fstat of the open file), opened while the old
+ * stack is in place.  Out of memory, fewer are kept, and their fstat
+ * answers ENOENT.
  */
-static size_t keep_open(struct view *v, struct view_node ***list, int **fds)
+static size_t keep_open(struct view *v, bool upper_moved, struct view_node ***list, int **fds)
 {
 	size_t n = 0, cap = 0, kept = 0;
 
@@ -370,7 +401,7 @@ static size_t keep_open(struct view *v, struct view_node ***list, int **fds)
 	for (struct view_node *k = v->all; k; k = k->all_next) {
 		struct view_node **more;
 
-		if (k->d || k->gone || !k->opens || k->layer == 0)
+		if (k->d || k->gone || !k->opens || (k->layer == 0 && !upper_moved))
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;
@@ -405,7 +436,28 @@ static void tell(struct restack *rs)
 		dent_expire_all(&rs->v->dentries);
 }
 
-int view_restack(struct view *v, const struct layer_list *lower, char *err, size_t errlen)
+/*
+ * The new stack in place of the old (stack lock exclusive): a new work
+ * directory first takes the names the old one keeps (view_keep_fds).
+ */
+static struct layers swap_layers(struct restack *rs, struct layers *fresh)
+{
+	struct view *v = rs->v;
+	struct layers old = v->layers;
+
+	if (old.workdir && strcmp(old.workdir, fresh->workdir) != 0)
+		view_keep_fds(v);
+	pthread_mutex_lock(&v->node_lock);
+	v->layers = *fresh;
+	for (struct view_node *n = v->all; n; n = n->all_next)
+		if (n->gone)
+			renumber(rs, n);
+	pthread_mutex_unlock(&v->node_lock);
+	return old;
+}
+
+int view_restack(struct view *v, const struct layer_list *lower, const char *upperdir,
+		 const char *workdir, char *err, size_t errlen)
 {
 	struct layers fresh, old;
 	unsigned *map = calloc(v->layers.n, sizeof(*map));
@@ -416,20 +468,17 @@ int view_restack(struct view *v, const struct layer_list *lower, char *err, size
 
 	if (!map)
 		return -ENOMEM;
-	if (layers_restack(&v->layers, lower, &fresh, map, err, errlen) < 0) {
+	if (layers_restack(&v->layers, lower, upperdir, workdir, &fresh, map, err, errlen) < 0) {
 		free(map);
 		return -EINVAL;
 	}
+	rs.upper_moved = v->layers.upper && map[0] == LAYER_NONE;
 	pthread_rwlock_wrlock(&v->stack);
-	nopen = keep_open(v, &open_nodes, &open_fds);
+	nopen = keep_open(v, rs.upper_moved, &open_nodes, &open_fds);
 	pthread_mutex_lock(&v->node_lock);
 	r = remember(&rs);
-	old = v->layers;
-	v->layers = fresh;
-	for (struct view_node *n = v->all; n; n = n->all_next)
-		if (n->gone)
-			renumber(&rs, n);
 	pthread_mutex_unlock(&v->node_lock);
+	old = swap_layers(&rs, &fresh);
 	if (r == 0)
 		r = root_parts(v);
 	if (r == 0)

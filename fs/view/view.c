@@ -1068,6 +1068,34 @@ void view_keep(struct view *v, struct view_node *n, int fd)
 		close(fd);
 }
 
+/*
+ * The work directory is about to change (a restack's new upper layer):
+ * every gone node keeping its object by a name kept.N there keeps it by a
+ * descriptor instead, and the name goes, so that nothing of the view's is
+ * left in the old work directory.  The stack lock is held exclusive: no
+ * request makes or frees a node, so the list is walked without the node
+ * lock (RELEASE, which runs beside, reads no kept name).  A name that
+ * cannot be opened (EMFILE) loses its object: its fstat answers ENOENT.
+ */
+void view_keep_fds(struct view *v)
+{
+	char name[32];
+	int fd;
+
+	for (struct view_node *k = v->all; k; k = k->all_next) {
+		if (!k->kept_name)
+			continue;
+		kept_path(k->kept_name, name);
+		fd = openat(v->layers.workfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		unlinkat(v->layers.workfd, name, 0);
+		pthread_mutex_lock(&v->node_lock);
+		k->kept = fd;
+		k->kept_name = 0;
+		v->nkept--;
+		pthread_mutex_unlock(&v->node_lock);
+	}
+}
+
 /* The kernel drops count references to n; what nothing holds goes. */
 void view_forget(struct view *v, struct view_node *n, uint64_t count)
 {

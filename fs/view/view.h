@@ -158,6 +158,7 @@ void view_reader_drop(struct view *v, struct view_node *n, int fd);
 void view_readers_move(struct view *v, struct view_node *n);
 struct view_node *view_links(struct view *v, struct view_node *n, const struct stat *st);
 void view_keep(struct view *v, struct view_node *n, int fd);
+void view_keep_fds(struct view *v);
 int view_part_path(struct view *v, struct view_node *dir, unsigned part, const char *name,
 		   char *buf, size_t len);
 int view_upper_part(struct view *v, struct view_node *dir);
@@ -178,8 +179,9 @@ int view_set_parts(struct view_node *dir, const struct merge *m, uint32_t idx);
 int view_part_path_locked(struct view *v, struct view_node *dir, unsigned part,
 			  const char *name, char *buf, size_t len);
 
-/* restack.c: a mounted view's lower layers changed (ops.c's ioctl) */
-int view_restack(struct view *v, const struct layer_list *lower, char *err, size_t errlen);
+/* restack.c: a mounted view's layers changed (ops.c's ioctl) */
+int view_restack(struct view *v, const struct layer_list *lower, const char *upperdir,
+		 const char *workdir, char *err, size_t errlen);
 void view_unlock2(struct view_node *a, struct view_node *b);
 
 /* upper.c (the change lock of dir held, but for upper_dir and upper_copy) */
