@@ -6,7 +6,7 @@
 # -d, as tests/fs/requests.sh counts); a name whose winner changed is
 # looked up again and shows the new winner.  No miss is looked up before
 # a change fills it, and the mod and the new upper layer spell Data as the top layer does: either
-# makes the change expire every cached name (fs/README.md, "Changing the
+# makes the change expire every cached name (fs/view/DESIGN.md, "Changing the
 # layers": a miss or another spelling handed out is expired by the epoch).  One spelling of the directory
 # throughout: the kernel keeps one dentry per directory inode, so a lookup
 # by another spelling moves it.
