@@ -74,7 +74,7 @@ static void restamp(struct cfs_inode *dir)
 
 	if (fstat(dir->d->fd, &st) < 0)
 		return;
-	dir->d->flag_ctime = st.st_ctim;
+	inode_stamp_flag(dir->d, &st.st_ctim);
 	if (dir->d->index)
 		dirindex_stamp(dir->d->index, &st);
 }
@@ -123,7 +123,7 @@ int dir_store_flag(struct cfs_inode *dir, bool on)
 		return err;
 	d->casefold = on;
 	if (fstat(d->fd, &st) == 0)
-		d->flag_ctime = st.st_ctim;
+		inode_stamp_flag(d, &st.st_ctim);
 	/* The rule changed: an index built under the old one is meaningless. */
 	dirindex_free(d->index);
 	d->index = NULL;
@@ -148,7 +148,8 @@ bool dir_hides(const struct cfs *fs, const struct cfs_inode *dir, const char *na
 
 /*
  * Rereads the flag when the backing directory's ctime moved since it was
- * read: someone may have set or cleared it in the backing tree directly.
+ * read, or was read in the clock's current tick (inode_stamp_flag):
+ * someone may have set or cleared it in the backing tree directly.
  */
 static int revalidate_flag(struct cfs_inode *dir, const struct stat *st)
 {
@@ -156,7 +157,7 @@ static int revalidate_flag(struct cfs_inode *dir, const struct stat *st)
 	bool was = d->casefold;
 	int err;
 
-	if (st->st_ctim.tv_sec == d->flag_ctime.tv_sec &&
+	if (!d->flag_racy && st->st_ctim.tv_sec == d->flag_ctime.tv_sec &&
 	    st->st_ctim.tv_nsec == d->flag_ctime.tv_nsec)
 		return 0;
 	err = inode_load_flag(d, d->fd, st);
@@ -230,6 +231,10 @@ static int check_dir(const struct cfs *fs, struct cfs_inode *dir)
 	if (d->st.st_nlink == 0)
 		return report_gone(dir);
 	err = revalidate_flag(dir, &d->st);
+	/* A change behind our back in the tick of our own last change leaves
+	 * the mtime stamp equal: the notice reader's word is taken instead. */
+	if (d->index && atomic_exchange(&d->entries_behind, false))
+		dirindex_stale(d->index);
 	if (err == 0 && d->index)
 		err = dirindex_refresh(d->index, &fs->names, dir_rule(fs, dir), d->fd,
 				       dir == fs->nodes.root, &d->st);

@@ -640,3 +640,8 @@ const char *dirindex_first(const struct cfs_dirindex *idx)
 {
 	return idx->first;
 }
+
+void dirindex_stale(struct cfs_dirindex *idx)
+{
+	idx->complete = false;
+}

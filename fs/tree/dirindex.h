@@ -31,6 +31,8 @@ void dirindex_remove(struct cfs_dirindex *idx, const struct cfs_names *nm, enum 
 		     struct cfs_name *name);
 bool dirindex_current(const struct cfs_dirindex *idx, const struct stat *st);
 void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st);
+/* The index is rebuilt at the next refresh, whatever the stamps say. */
+void dirindex_stale(struct cfs_dirindex *idx);
 int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len);
 size_t dirindex_findings(const struct cfs_dirindex *idx);
 void dirindex_quiet(struct cfs_dirindex *idx);

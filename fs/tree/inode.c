@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -77,11 +78,28 @@ static bool probe_handles(struct cfs_nodes *nt, int rootfd)
  * permission for it) leaves the rule unknown: dir.c then answers only what
  * both rules agree on.
  */
+/*
+ * Records ctime as the one the flag was read at.  The backing filesystem
+ * stamps a change with the coarse clock's tick (4 ms at HZ=250), so a
+ * change made in the same tick as ctime leaves ctime as it is: until the
+ * clock has moved past it, equal ctimes prove nothing, and dir.c reads the
+ * flag again (git's "racily clean" index entries, for the same reason).
+ */
+void inode_stamp_flag(struct cfs_dir *d, const struct timespec *ctime)
+{
+	struct timespec now;
+
+	d->flag_ctime = *ctime;
+	d->flag_racy = clock_gettime(CLOCK_REALTIME_COARSE, &now) < 0 ||
+		       now.tv_sec < ctime->tv_sec ||
+		       (now.tv_sec == ctime->tv_sec && now.tv_nsec <= ctime->tv_nsec);
+}
+
 int inode_load_flag(struct cfs_dir *d, int fd, const struct stat *st)
 {
 	int err;
 
-	d->flag_ctime = st->st_ctim;
+	inode_stamp_flag(d, &st->st_ctim);
 	d->acl_known = false;
 	err = flagstore_get(fd, &d->casefold);
 	d->flag_unknown = err == -EACCES;
@@ -108,6 +126,7 @@ static int dir_record_init(struct cfs_inode *dir, int fd, const struct stat *st)
 	d->wd = -1;
 	d->gone_reported = false;
 	d->refusal_logged = 0;
+	atomic_init(&d->entries_behind, false);
 	o = park_owner(dir, st->st_dev, st->st_ino);
 	d->index = dirpark_take(&o);
 	dirindex_set_owner(d->index, &d->lock);

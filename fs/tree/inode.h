@@ -19,6 +19,7 @@ void inode_ref(struct cfs_nodes *nt, struct cfs_inode *in);
 int inode_lookup_parent(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, struct stat *st,
 			struct cfs_inode **out);
 int inode_load_flag(struct cfs_dir *d, int fd, const struct stat *st);
+void inode_stamp_flag(struct cfs_dir *d, const struct timespec *ctime);
 int inode_lookup(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const char *name,
 		 struct stat *st, struct cfs_inode **out);
 int inode_lookup_open(struct cfs_nodes *nt, struct cfs_inode *dir, const char *name, int fd,

@@ -15,6 +15,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -33,6 +34,9 @@ struct cfs_dir {
 	bool flag_unknown;      /* the flag could not be read (EACCES); lock */
 	bool gone_reported;     /* removed behind our back, and logged; lock */
 	struct timespec flag_ctime; /* backing ctime when casefold was read; lock */
+	bool flag_racy;         /* flag_ctime was the clock's current tick then: a
+				   change in that tick keeps it, so it proves
+				   nothing (inode_stamp_flag); lock */
 	bool acl_known;         /* default_acl read since flag_ctime; lock */
 	bool default_acl;       /* the directory has a default ACL; lock */
 	bool checked;           /* st, flag and index checked in this lock hold */
@@ -40,6 +44,9 @@ struct cfs_dir {
 	struct stat st;         /* the backing directory's attributes as of the
 				   check of this hold (valid when checked); lock */
 	struct cfs_dirindex *index; /* NULL until first needed; lock */
+	atomic_bool entries_behind; /* the notice reader saw an entry change that
+				   is not ours: the index's mtime stamp, taken in
+				   the same clock tick, may not show it; any thread */
 	struct cfs_dcache dcache;   /* lock */
 	int wd;                 /* inotify watch, or -1 (watch.c); lock */
 	time_t refusal_logged;  /* monotonic seconds of the last refused

@@ -246,6 +246,7 @@ static void entry_changed(struct cfs *fs, struct cfs_inode *dir, const char *nam
 
 	if (!dir->d)
 		return;
+	atomic_store(&dir->d->entries_behind, true);
 	with_record(fs, dir, behind, &n);
 	fk_notify_inval_inode(fs->se, id, -1, 0);
 	queue_entry(id, name);
