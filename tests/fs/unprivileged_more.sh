@@ -5,6 +5,6 @@
 CF_UNPRIV_SUITES=${CF_UNPRIV_SUITES:-"view/copyup view/indexmem view/links view/twins view/inodes
 	fs/case_rename fs/clientopts fs/coherence fs/fsxattr fs/messages fs/nfs fs/pathlocators
 	fs/proton fs/variants clients/wine convert/basic convert/collisions convert/refusals
-	view/model view/restack fs/stress fs/racy"}
+	view/model view/restack fs/stress"}
 export CF_UNPRIV_SUITES
 exec "$(dirname "$0")/unprivileged.sh" "$@"
