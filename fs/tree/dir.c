@@ -61,12 +61,14 @@ int dir_lock(struct cfs *fs, struct cfs_inode *dir)
 }
 
 /*
- * After the daemon changed dir's entries (at dir_unlock, the lock held
- * since the dir_resolve that revalidated flag and index): the new mtime and
- * ctime are ours, not a sign of an outside change, so neither the index nor
- * the flag needs reading again.  A change made behind our back between our
- * own change and this fstat goes unnoticed until the directory changes
- * again (a window of a few system calls).
+ * After the daemon changed dir's entries (dir_settle before the reply, or
+ * dir_unlock, the lock held since the dir_resolve that revalidated flag and
+ * index): the new mtime and ctime are ours, not a sign of an outside
+ * change, so neither the index nor the flag needs reading again.  A change
+ * made behind our back between our own change and this fstat goes
+ * unnoticed by the stamps (a window of a few system calls, which the
+ * caller cannot reach before the reply); one in the same clock tick too,
+ * which inode_stamp_flag and the notice reader (entries_behind) catch.
  */
 static void restamp(struct cfs_inode *dir)
 {
@@ -77,6 +79,20 @@ static void restamp(struct cfs_inode *dir)
 	inode_stamp_flag(dir->d, &st.st_ctim);
 	if (dir->d->index)
 		dirindex_stamp(dir->d->index, &st);
+}
+
+/*
+ * Takes the stamps of the daemon's own change to dir now, before the reply
+ * lets the caller change the directory again — behind our back, in the
+ * backing tree: stamped after that, the other change would pass for ours
+ * (dir's lock held).
+ */
+void dir_settle(struct cfs_inode *dir)
+{
+	if (!dir->d->changed)
+		return;
+	restamp(dir);
+	dir->d->changed = false;
 }
 
 void dir_unlock(struct cfs *fs, struct cfs_inode *dir)

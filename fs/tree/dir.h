@@ -12,6 +12,7 @@
 #include "tree/cfs.h"
 
 int dir_lock(struct cfs *fs, struct cfs_inode *dir);
+void dir_settle(struct cfs_inode *dir);
 void dir_unlock(struct cfs *fs, struct cfs_inode *dir);
 int dir_lock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b);
 void dir_unlock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b);

@@ -450,8 +450,9 @@ static void make_node(fk_req_t req, fk_ino_t parent, const char *name,
 	if (answered(req, dir_lock(fs, dir)))
 		return;
 	err = make_locked(req, dir, &nm, n, &e);
-	/* Replies come before dir_unlock, whose restamp the caller need not
-	 * wait for: the lock keeps the next request on dir behind it. */
+	/* The stamps before the reply (dir_settle); the reply before
+	 * dir_unlock: the lock keeps the next request on dir behind it. */
+	dir_settle(dir);
 	if (err < 0)
 		fk_reply_err(req, -err);
 	else
@@ -571,6 +572,7 @@ void op_create(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode,
 	if (answered(req, dir_lock(fs, dir)))
 		return;
 	fd = create_locked(req, dir, &nm, mode, fi, &e);
+	dir_settle(dir);
 	if (fd < 0) {
 		fk_reply_err(req, -fd);
 	} else {
@@ -607,6 +609,7 @@ static void remove_entry(fk_req_t req, fk_ino_t parent, const char *name, int fl
 		dir_removed(fs, dir, &sn);
 		dcache_removed(fs, dir, &n, stored);
 	}
+	dir_settle(dir);
 	fk_reply_err(req, -err);
 	dir_unlock(fs, dir);  /* after the reply, as in make_node */
 }
@@ -764,6 +767,8 @@ void op_rename(fk_req_t req, fk_ino_t parent, const char *name,
 	if (answered(req, dir_lock2(fs, dir, ndir)))
 		return;
 	err = do_rename(req, dir, &n, ndir, &nn, flags);
+	dir_settle(dir);
+	dir_settle(ndir);
 	fk_reply_err(req, -err);
 	dir_unlock2(fs, dir, ndir);  /* after the reply, as in make_node */
 }
