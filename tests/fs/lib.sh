@@ -193,6 +193,19 @@ bounded() {
 	wait "$pid"
 }
 
+# quiet_log: waits until the daemon's log (-d: a line per request) has
+# stopped growing for 100 ms: the kernel sends RELEASE and FORGET after
+# the command that caused them has exited (requests.sh, view/keepcache.sh).
+quiet_log() {
+	local last=-1 now quiet=0 i
+	for ((i = 0; i < 500 && quiet < 5; i++)); do
+		now=$(stat -c %s "$T/daemon.log")
+		if [ "$now" = "$last" ]; then quiet=$((quiet + 1)); else quiet=0 last=$now; fi
+		sleep 0.02
+	done
+	[ "$quiet" -ge 5 ] || fail "the daemon's log never stopped growing"
+}
+
 # kill_callers ROUNDS: in $M/ci (a casefolded directory holding Big.bin),
 # callers killed with SIGKILL while their requests are queued behind the
 # stopped daemon, then ROUNDS times at random points of requests it is

@@ -21,17 +21,6 @@ mkdir ci/Sub
 # setup has expired.
 sleep 1.1
 
-# quiet_log: waits until the daemon's log has stopped growing (no request
-# for 100 ms): the kernel sends RELEASE after the command has exited.
-quiet_log() {
-	local last=-1 now quiet=0 i
-	for ((i = 0; i < 500 && quiet < 5; i++)); do
-		now=$(stat -c %s "$T/daemon.log")
-		if [ "$now" = "$last" ]; then quiet=$((quiet + 1)); else quiet=0 last=$now; fi
-		sleep 0.02
-	done
-	[ "$quiet" -ge 5 ] || fail "the daemon's log never stopped growing"
-}
 
 # requests STEP COMMAND...: runs COMMAND, waits for the kernel's
 # asynchronous requests (RELEASE), and leaves "OPCODE COUNT" lines in

@@ -23,16 +23,6 @@ echo p2 >"$U2/DATA/Shared.txt"
 printf '%s\n' "$A" "$G" >"$T/layers"
 ovl_mount "layers=$T/layers,upperdir=$U1,workdir=$W1" -d
 
-# quiet_log: waits until the daemon's log has stopped growing (tests/fs/requests.sh).
-quiet_log() {
-	local last=-1 now quiet=0 i
-	for ((i = 0; i < 500 && quiet < 5; i++)); do
-		now=$(stat -c %s "$T/daemon.log")
-		if [ "$now" = "$last" ]; then quiet=$((quiet + 1)); else quiet=0 last=$now; fi
-		sleep 0.02
-	done
-	[ "$quiet" -ge 5 ] || fail "the daemon's log never stopped growing"
-}
 # lookups COMMAND...: how many LOOKUP requests COMMAND made.
 lookups() {
 	local before
