@@ -206,6 +206,26 @@ quiet_log() {
 	[ "$quiet" -ge 5 ] || fail "the daemon's log never stopped growing"
 }
 
+# vm_run WHAT FILE...: runs $T/vm.sh under the kernel VM ($runner,
+# tests/kernel/run-in-vm), the programs of host_files and their libraries
+# brought in, each FILE in /data; prints what the script printed, skips
+# where it skipped ("SKIP: why"), fails naming WHAT on any other status.
+vm_run() {
+	local what=$1 rc
+	shift
+	CF_VM_HOST_FILES="${host_files[*]}" "$runner" "$T/vm.sh" "$@" >"$T/vm.out" 2>"$T/runner.log"
+	rc=$?
+	cat "$T/vm.out"
+	case $rc in
+	0) ;;
+	77) skip "$(sed -n 's/^SKIP: //p' "$T/vm.out")" ;;
+	*)
+		tail -n 30 "$T/runner.log"
+		fail "$what in the kernel VM failed (status $rc)"
+		;;
+	esac
+}
+
 # kill_callers ROUNDS: in $M/ci (a casefolded directory holding Big.bin),
 # callers killed with SIGKILL while their requests are queued behind the
 # stopped daemon, then ROUNDS times at random points of requests it is

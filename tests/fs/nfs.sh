@@ -178,17 +178,6 @@ echo "nfs: ok"
 VM
 } > "$T/vm.sh"
 
-CF_VM_HOST_FILES="${host_files[*]}" "$runner" "$T/vm.sh" "$T/fhandle" "$CFS" \
-	>"$T/vm.out" 2>"$T/runner.log"
-rc=$?
-cat "$T/vm.out"
-case $rc in
-0) ;;
-77) skip "$(sed -n 's/^SKIP: //p' "$T/vm.out")" ;;
-*)
-	tail -n 30 "$T/runner.log"
-	fail "the NFS run in the kernel VM failed (status $rc)"
-	;;
-esac
+vm_run "the NFS run" "$T/fhandle" "$CFS"
 accel=$(sed -n 's/^run-in-vm: accelerator //p' "$T/runner.log")
 echo "nfs: a real NFS server and client (kernel VM: ${accel:-not reported})"

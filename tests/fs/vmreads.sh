@@ -102,16 +102,5 @@ echo "vmreads: $n reads in $(( $(date +%s) - t0 )) s, of $(echo $SIZES | wc -w) 
 VM
 } >"$T/vm.sh"
 
-CF_VM_HOST_FILES="${host_files[*]}" "$runner" "$T/vm.sh" "$CFS" "$T/tree.tar" "$T/sums.other" \
-	>"$T/vm.out" 2>"$T/runner.log"
-rc=$?
-cat "$T/vm.out"
-case $rc in
-0) ;;
-77) skip "$(sed -n 's/^SKIP: //p' "$T/vm.out")" ;;
-*)
-	tail -n 30 "$T/runner.log"
-	fail "the reads in the kernel VM failed (status $rc)"
-	;;
-esac
+vm_run "the reads" "$CFS" "$T/tree.tar" "$T/sums.other"
 echo "vmreads: $(sed -n 's/^run-in-vm: accelerator //p' "$T/runner.log") VM"
