@@ -20,7 +20,7 @@
 #include <fuse_lowlevel.h>
 
 #include "kernel/fk.h"
-#include "kernel/mount.h"
+#include "kernel/fusermount.h"
 #include "kernel/session.h"
 #include "nullfs.h"
 

@@ -1,6 +1,6 @@
 /*
  * A mode of the daemon as main.c runs it: what its wing set up (a tree,
- * tree/mount.h; an overlay view, view/mount.h) and the points of the
+ * tree/tree_mount.h; an overlay view, view/view_mount.h) and the points of the
  * session's life that concern it.
  */
 #ifndef CFS_MODE_H

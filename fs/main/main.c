@@ -2,8 +2,8 @@
  * casefoldfs [-f] [-d] [-o OPTIONS] BACKING MOUNTPOINT
  * casefoldfs [-f] -o lowerdir=A:B[,upperdir=U,workdir=W] [SOURCE] MOUNTPOINT
  *
- * The command line, the choice of the mode (a tree, tree/mount.h; an
- * overlay view, view/mount.h), the mount and the session loop.  Everything
+ * The command line, the choice of the mode (a tree, tree/tree_mount.h; an
+ * overlay view, view/view_mount.h), the mount and the session loop.  Everything
  * that can be refused (bad options; in the mode's setup, a contradicted or
  * unreadable superblock, bad layers) is refused before mounting, with a
  * message and exit status 1.
@@ -17,21 +17,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* libfuse: the command line and mounting (fs/kernel/mount.h). */
+/* libfuse: the command line and mounting (fs/kernel/fusermount.h). */
 #define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
 #include <fuse_lowlevel.h>
 
 #include "casefold.h"
 #include "common/caps.h"
 #include "common/leases.h"
-#include "kernel/mount.h"
+#include "kernel/fusermount.h"
 #include "kernel/session.h"
 #include "main/log.h"
 #include "main/mountcheck.h"
 #include "main/optcheck.h"
 #include "main/usage.h"
-#include "tree/mount.h"
-#include "view/mount.h"
+#include "tree/tree_mount.h"
+#include "view/view_mount.h"
 
 struct cli {
 	struct tree_args tree;  /* a tree's options; a view takes its encoding,
@@ -174,7 +174,7 @@ static unsigned lease_waiters(const struct fk_options *opt)
 }
 
 /*
- * libfuse mounts (fs/kernel/mount.h); fs/kernel serves.  libfuse's pool
+ * libfuse mounts (fs/kernel/fusermount.h); fs/kernel serves.  libfuse's pool
  * was 10 workers by default, and any backing call that blocks (a lease
  * break, a hung nested mount, a slow network filesystem) holds one: a pool
  * that small is one user's to take.  Without -o max_threads, 64

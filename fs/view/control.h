@@ -1,7 +1,7 @@
 /*
  * The control of a mounted overlay view (fs/view/DESIGN.md, "Changing the
  * layers of a mounted view"): an ioctl on the view's root directory,
- * which the casefold tool's verb view sends (cli/view.c) and ops.c
+ * which the casefold tool's verb view sends (cli/view.c) and ovl_ops.c
  * answers.  An ioctl, because it is a request of the mount itself: the
  * kernel says who asks (only the daemon's user or root may), it reaches
  * exactly this mount, it needs no name anyone could take first (a socket's)

@@ -16,7 +16,7 @@
 #include "common/setid.h"
 #include "common/util.h"
 #include "common/xattrs.h"
-#include "view/ops.h"
+#include "view/ovl_ops.h"
 
 /* Copies n up (a directory: makes sure the upper layer has it). */
 static int raise_up(struct view *v, struct view_node *n)

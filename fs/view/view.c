@@ -1028,7 +1028,7 @@ static bool keep_name(struct view *v, struct view_node *n, uint64_t seq, ino_t i
 
 /*
  * n is about to lose its name while the kernel may still reach it (open,
- * or by a link's dentry: dir.c, keep_object); fd, O_PATH, is its object,
+ * or by a link's dentry: ovl_dir.c, keep_object); fd, O_PATH, is its object,
  * and is taken.  An upper object keeps a name instead of the descriptor:
  * a hard link kept.N in the work directory, entered in the table of links
  * so that view_adjust hides it from the link count, and removed when the

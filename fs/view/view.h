@@ -119,7 +119,7 @@ struct view_node {
 struct view {
 	pthread_rwlock_t stack;    /* the layers: every request that reaches
 				      them or the nodes holds it shared, a
-				      restack exclusive (ops.c, restack.c) */
+				      restack exclusive (ovl_ops.c, restack.c) */
 	struct layers layers;
 	struct cfs_names names;
 	struct cfs_epoch dentries;
@@ -179,7 +179,7 @@ int view_set_parts(struct view_node *dir, const struct merge *m, uint32_t idx);
 int view_part_path_locked(struct view *v, struct view_node *dir, unsigned part,
 			  const char *name, char *buf, size_t len);
 
-/* restack.c: a mounted view's layers changed (ops.c's ioctl) */
+/* restack.c: a mounted view's layers changed (ovl_ops.c's ioctl) */
 int view_restack(struct view *v, const struct layer_list *lower, const char *upperdir,
 		 const char *workdir, char *err, size_t errlen);
 void view_unlock2(struct view_node *a, struct view_node *b);

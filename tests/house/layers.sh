@@ -8,7 +8,8 @@
 # belongs to the module of the header that declares its functions; a module
 # depends on every header its files include.  Fails, naming the file or the
 # loop, if an include or (in a build) a call crosses the wings the wrong way
-# or if the modules' dependencies form a cycle; also if any file other than
+# or if the modules' dependencies form a cycle, or if two wings have a file
+# of the same name; also if any file other than
 # common/names.c calls libcasefold's matching functions (the rule has one
 # home).
 set -u
@@ -38,6 +39,14 @@ for w in wings:
 files = sorted(w + '/' + f for w in wings for f in os.listdir(os.path.join(fs, w))
                if f.endswith(('.c', '.h')))
 text = {f: open(os.path.join(fs, f), encoding='utf-8').read() for f in files}
+# A bare file name in prose or a stack trace names one file: no two wings
+# share one.
+seen = {}
+for f in files:
+    base = f.split('/')[1]
+    if base in seen:
+        sys.exit('FAIL: fs/%s and fs/%s share a name' % (seen[base], f))
+    seen[base] = f
 headers = [f for f in files if f.endswith('.h')]
 include = re.compile(r'^#include "([\w/.]+)"', re.M)
 defined = re.compile(r'^(?!static\b)[a-z][\w \*]*?\b(\w+)\(', re.M)

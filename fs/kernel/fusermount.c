@@ -2,7 +2,7 @@
 
 #define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
 #include <fuse_lowlevel.h>
-#include "kernel/mount.h"
+#include "kernel/fusermount.h"
 
 /* libfuse's session, with no operation: only its mount options matter. */
 static const struct fuse_lowlevel_ops none;

@@ -19,7 +19,7 @@
 #include "common/caps.h"
 #include "common/util.h"
 #include "tree/flagstore.h"
-#include "tree/mount.h"
+#include "tree/tree_mount.h"
 #include "tree/notice.h"
 #include "tree/ops.h"
 #include "tree/watch.h"

@@ -1,5 +1,5 @@
 /*
- * A tree's mount (mount.c): what the command line asks of it, and its setup
+ * A tree's mount (tree_mount.c): what the command line asks of it, and its setup
  * as a mode of the daemon (common/mode.h) for main.c to run.
  */
 #ifndef CFS_TREE_MOUNT_H

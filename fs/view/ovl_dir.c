@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "view/ops.h"
+#include "view/ovl_ops.h"
 
 /* n's entry for the kernel; the caller has counted the reference. */
 int ovl_entry(struct view *v, struct view_node *n, double entry_ttl, struct fk_entry_param *e)

@@ -1,7 +1,7 @@
 /*
  * The requests an overlay view answers (fs/view/DESIGN.md):
- * ops.c fills the operation table (no INIT handler: the session's
- * defaults, fs/kernel/session.c); dir.c names
+ * ovl_ops.c fills the operation table (no INIT handler: the session's
+ * defaults, fs/kernel/session.c); ovl_dir.c names
  * (lookup, listings, creation, removal, rename); file.c one object
  * (attributes, data, extended attributes).
  */
@@ -19,7 +19,7 @@ static inline struct view *view_of(fk_req_t req)
 	return fk_req_userdata(req);
 }
 
-/* dir.c */
+/* ovl_dir.c */
 int ovl_entry(struct view *v, struct view_node *n, double entry_ttl, struct fk_entry_param *e);
 double ovl_attr_ttl(const struct view *v, const struct stat *st);
 void ovl_lookup(fk_req_t req, fk_ino_t parent, const char *name);

@@ -1,5 +1,5 @@
 /*
- * An overlay view's mount (mount.c): what the command line asks of it, and
+ * An overlay view's mount (view_mount.c): what the command line asks of it, and
  * its setup as a mode of the daemon (common/mode.h) for main.c to run.
  */
 #ifndef CFS_VIEW_MOUNT_H

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "view/control.h"
-#include "view/ops.h"
+#include "view/ovl_ops.h"
 
 /* ovl_OP, called with the stack lock held shared. */
 #define SHARED(op, params, ...)                                         \

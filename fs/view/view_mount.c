@@ -10,8 +10,8 @@
 
 #include "common/caps.h"
 #include "common/util.h"
-#include "view/mount.h"
-#include "view/ops.h"
+#include "view/view_mount.h"
+#include "view/ovl_ops.h"
 
 /* Nothing changes a view's layers behind its back: answers keep a day. */
 #define VIEW_TIMEOUT 86400.0
