@@ -304,6 +304,22 @@ static struct cfs_inode *node_of_handle(struct cfs *fs, struct file_handle *fh)
 	return ok ? inode_find(&fs->nodes, st.st_dev, st.st_ino) : NULL;
 }
 
+/*
+ * Whether a change to in's data alone is a write through the mount: in is
+ * open for writing through it, and with passthrough the client's own
+ * process writes the backing file, so the notice names that process, not
+ * the daemon.  The kernel knows of such a write already (it updates the
+ * size and expires the times itself); invalidating would only make it ask
+ * again for attributes, and drop pages, at every write.  A write by
+ * another process to a file open for writing through the mount then
+ * shows when the file's attributes time out (DCACHE_FILE_TTL), as inotify
+ * names no writer at all.
+ */
+static bool written_through(struct cfs *fs, struct cfs_inode *in, bool data, bool attrib)
+{
+	return data && !attrib && inode_writing(&fs->nodes, in);
+}
+
 #define FAN_ENTRY (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO)
 
 static void fanotify_event(struct cfs *fs, const struct fanotify_event_metadata *m)
@@ -338,7 +354,8 @@ static void fanotify_event(struct cfs *fs, const struct fanotify_event_metadata 
 				inode_put(&fs->nodes, in);
 		} else if (h->info_type == FAN_EVENT_INFO_TYPE_FID) {
 			if ((in = node_of_handle(fs, fh))) {
-				object_changed(fs, in, m->mask & FAN_MODIFY, m->mask & FAN_ATTRIB);
+				if (!written_through(fs, in, m->mask & FAN_MODIFY, m->mask & FAN_ATTRIB))
+					object_changed(fs, in, m->mask & FAN_MODIFY, m->mask & FAN_ATTRIB);
 				inode_put(&fs->nodes, in);
 			}
 		}
@@ -389,12 +406,9 @@ static void inotify_event(struct cfs *fs, const struct inotify_event *e)
 	} else if (e->len == 0) {
 		object_changed(fs, dir, e->mask & IN_MODIFY, e->mask & IN_ATTRIB);
 	} else if ((in = node_in(fs, dir, e->name))) {
-		/* inotify names no writer: a file open for writing through the
-		 * mount is taken to be written through it (what the kernel knows),
-		 * not to drop its pages at every WRITE of ours. */
-		bool data = (e->mask & IN_MODIFY) && !inode_writing(&fs->nodes, in);
-
-		object_changed(fs, in, data, e->mask & IN_ATTRIB);
+		/* inotify names no writer at all (written_through). */
+		if (!written_through(fs, in, e->mask & IN_MODIFY, e->mask & IN_ATTRIB))
+			object_changed(fs, in, e->mask & IN_MODIFY, e->mask & IN_ATTRIB);
 		inode_put(&fs->nodes, in);
 	}
 	inode_put(&fs->nodes, dir);
