@@ -10,7 +10,8 @@
 # (first pass, second pass).  Cells are medians over rounds, ratios the
 # median of per-round ratios to fsfloor -s (the floor of one request at a
 # time) in the same round.  The daemon's system calls per request come
-# from strace -c (fs/tree/DESIGN.md, "Cost per request"); this section times.
+# from strace -c (fs/tree/DESIGN.md, "Cost per request"); this section times
+# them, and takes each daemon's CPU time per operation from /proc.
 # Usage: bench/floor.sh BUILD_DIR (as root: mounts).
 # Knobs: CF_FLOOR_N=20000 (names and files), CF_FLOOR_ROUNDS=3.
 set -u
@@ -53,15 +54,32 @@ chattr +F "$M/stat" "$M/files" || die "setup: chattr +F"
 stop
 sync -f "$B"
 
-# passes PEER DIR SPELLING: the three figures of one peer in one round.
+# The daemon's CPU time so far, ns: the time each of its threads has run
+# (/proc/PID/task/*/schedstat, exact where /proc/PID/stat's user and system
+# ticks are sampled); nothing for the backing filesystem (no daemon).  A
+# thread that ended takes its time with it: libfuse's multi-threaded loop
+# ends idle threads beyond ten, more than a serial client keeps busy.
+cputime() { [ -z "$PID" ] || cat /proc/"$PID"/task/*/schedstat | awk '{ t += $1 } END { print t }'; }
+# cpu PEER MEASURE T0: records the daemon's CPU per operation since T0, µs.
+cpu() {
+	[ -z "$PID" ] || echo "$round $1 cpu_$2 $(($(cputime) - $3))" |
+		awk -v n="$N" '{ printf "%s %s %s %.2f\n", $1, $2, $3, $4 / 1e3 / n }' >>"$R"
+}
+
+# passes PEER DIR SPELLING: the three figures of one peer in one round, and
+# its daemon's CPU time for each.
 passes() {
+	t0=$(cputime)
 	out=$("$F" statall "$3" "$2/stat" "$N")
 	echo "$out" | grep -qx 'errors 0' || die "$1: stat: $out"
 	echo "$round $1 stat1 $(echo "$out" | awk '$1 == "per" { printf "%.0f", 1e6 / $2 }')" >>"$R"
+	cpu "$1" stat1 "$t0"
 	for pass in 1 2; do
+		t0=$(cputime)
 		out=$("$F" readall "$2/files" "$N" 4096)
 		echo "$out" | grep -qx 'errors 0' || die "$1: open + read + close: $out"
 		echo "$round $1 orc$pass $(echo "$out" | awk '$1 == "files_per_s" { print $2 }')" >>"$R"
+		cpu "$1" "orc$pass" "$t0"
 	done
 }
 for round in $(seq "$ROUNDS"); do
@@ -94,6 +112,17 @@ function row(label, p) {
 	printf "| %s | %s (%s) | %s (%s) | %s (%s) |\n", label, cell(p, "stat1"), ratio(p, "stat1"),
 		cell(p, "orc1"), ratio(p, "orc1"), cell(p, "orc2"), ratio(p, "orc2")
 }
+# CPU per operation: µs, one decimal.
+function cpucell(p, m,   v, n, r) {
+	n = 0
+	for (r = 1; r <= maxr; r++) if ((r, p, m) in val) v[++n] = val[r, p, m]
+	return n ? sprintf("%.1f", med(v, n)) : "—"
+}
+function cpurow(label, p) {
+	printf "| %s | %s (%s) | %s (%s) | %s (%s) |\n", label,
+		cpucell(p, "cpu_stat1"), ratio(p, "cpu_stat1"), cpucell(p, "cpu_orc1"),
+		ratio(p, "cpu_orc1"), cpucell(p, "cpu_orc2"), ratio(p, "cpu_orc2")
+}
 { val[$1, $2, $3] = $4; if ($1 > maxr) maxr = $1 }
 END {
 	print "| peer | first stat (stats/s, × fsfloor -s) | first open + read + close (files/s, ×) | second (files/s, ×) |"
@@ -105,6 +134,17 @@ END {
 	row("bindfs (default: one thread)", "bindfs-s")
 	row("bindfs --multithreaded", "bindfs-mt")
 	row("backing ext4", "ext4")
+	print ""
+	print "The daemon'"'"'s CPU time (the time its threads ran, from /proc/PID/task/*/schedstat) per operation, µs (× fsfloor -s'"'"'s; target ≤ 1.5×, issue 40); a first stat is one LOOKUP for every peer:"
+	print ""
+	print "| peer | first stat | first open + read + close | second |"
+	print "|---|--:|--:|--:|"
+	cpurow("fsfloor -s", "floor-s")
+	cpurow("fsfloor, multi-threaded", "floor-mt")
+	cpurow("casefoldfs (default)", "cfs-mt")
+	cpurow("casefoldfs -s", "cfs-s")
+	cpurow("bindfs (default)", "bindfs-s")
+	cpurow("bindfs --multithreaded", "bindfs-mt")
 }' "$R"
 echo
 echo "Section time: $(($(date +%s) - START)) s."
