@@ -15,7 +15,7 @@
 # -o opens=kernel, against Wine's exact-case open of the same names in the
 # plain ext4 directory; the ratio second pass / ext4 exact, target <= 1.2x.
 # Then the FUSE requests that remain per Wine open in each pass (the daemon's
-# -d log, as tests/fs/requests.sh counts them).
+# -d log, as tests/kernel/requests.sh counts them).
 # Usage: bench/wine.sh BUILD_DIR (as root: mounts).
 #
 # Knobs for a quick look (the defaults are the full run):

@@ -1,10 +1,10 @@
 # Helpers for the client tests (sourced, not run): the mount of
-# tests/fs/lib.sh — a fresh backing tree $B and mount point $M under a
+# tests/lib/fs.sh — a fresh backing tree $B and mount point $M under a
 # private temporary directory $T, the daemon with -f in the background so
 # that its exit status (sanitizer reports included) is checked at the
 # unmount, skip/fail/at_exit of tests/lib.sh — plus what only the clients
 # need.
-. "$(dirname "${BASH_SOURCE[0]}")/../fs/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/fs.sh"
 command -v chattr >/dev/null || skip "no chattr"
 
 # tree DIR: type, mode, size, mtime and link target of every entry below

@@ -133,7 +133,7 @@ cfs_umount
 # Issue 21: Proton's flag on a populated prefix (-o casefold_nonempty), then
 # Wine's detection there; a case-only MoveFile (-o case_rename).
 "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -o "$T/ioctlflags" \
-	"$CF_ROOT/tests/fs/ioctlflags.c" || fail "cannot build the ioctl helper"
+	"$CF_ROOT/tests/lib/ioctlflags.c" || fail "cannot build the ioctl helper"
 cfs_mount -o casefold_nonempty,case_rename
 X=$M/pfx
 mkdir "$X" && echo report >"$X/Report-Final.TXT" && echo save >"$X/Save.dat"

@@ -1,6 +1,6 @@
 # Helpers for the casefold convert tests (sourced): the casefoldfs mount of
-# tests/fs/lib.sh ($B backing, $M mount), a tree generator and manifests.
-. "$CF_ROOT/tests/fs/lib.sh"
+# tests/lib/fs.sh ($B backing, $M mount), a tree generator and manifests.
+. "$CF_ROOT/tests/lib/fs.sh"
 
 CF=$CF_BUILD/casefold
 [ -x "$CF" ] || skip "$CF is not built"

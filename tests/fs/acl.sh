@@ -7,7 +7,7 @@
 # made directly in the backing tree.  Also: a write by 65534 to root's
 # world-writable set-user-ID file clears the bit, as on Linux.
 CF_NEEDS_ROOT="root's daemon shared with uid 65534 (allow_other)"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 command -v setfacl >/dev/null && command -v getfacl >/dev/null || skip "no setfacl/getfacl (package acl)"
 

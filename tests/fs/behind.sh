@@ -8,7 +8,7 @@
 # unlink, a new fold-equal name), and the time until the mount shows the
 # change is measured and checked against the bound.  Also: in a watched
 # mode, what was warmed stays cached (a second stat costs no request).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 

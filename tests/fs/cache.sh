@@ -5,7 +5,7 @@
 # cached, changes made behind our back seen within entry_timeout, 1 s), and
 # with -o noepoch (nothing cached in +F directories, changes behind our
 # back seen at once).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 # behind: lets a change made in the backing tree reach cached dentries.
 behind() { [ "$EPOCH" = 0 ] || sleep 1.1; }

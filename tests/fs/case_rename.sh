@@ -6,7 +6,7 @@
 # cached dentries), the index (a third spelling), open descriptors,
 # RENAME_NOREPLACE / RENAME_EXCHANGE, hard links, directories, and what
 # coreutils mv does.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 # rename2 A B FLAGS: renameat2(2) through perl; prints OK or the errno name.
 rename2() {

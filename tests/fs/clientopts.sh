@@ -9,7 +9,7 @@
 # CF_MOUNT_OPTS); flags.sh, proton.sh and
 # case_rename.sh test the options themselves, on and off.
 set -u
-. "$(dirname "$0")/suites.sh"
+. "$(dirname "$0")/../lib/suites.sh"
 status=77
 record() { # again's status: any failure fails, all skipped skips
 	case $1 in

@@ -13,7 +13,7 @@
 # fs/tree/DESIGN.md).  The same run on a plain directory of the filesystem
 # holding $T is the control, and both runs must show the readers meeting
 # the rewrites (empty files and tokens both read), or the test proves nothing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 rounds=${CF_COHERENCE_ROUNDS:-1500}   # per writer
 seconds=${CF_COHERENCE_SECONDS:-30}   # per run, whatever the load

@@ -11,7 +11,7 @@
 # daemon runs with an 8 MiB stack (its threads' too), whatever the shell's.
 CF_NEEDS_ROOT="root's daemon walked by uid 65534 (setpriv), then uid 65534's own"
 CF_USERS_MOUNT=1  # its last part mounts as uid 65534
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 levels=${CF_DEEP_LEVELS:-100000}
 export CF_DAEMON_STACK=$((8 * 1024 * 1024))

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Differential test: differential.scenario run under a real Linux kernel
 # (ext4 with casefold, in a VM) and on casefoldfs must give the same
-# transcript.  The VM runner is tests/kernel/run-in-vm, which takes a script
+# transcript.  The VM runner is tests/vm/run-in-vm, which takes a script
 # and files to copy into the VM's /data and prints the script's output;
 # CF_KERNEL_RUNNER names another with the same contract.  With the kernel
 # cached the test takes about 20 s; the first run downloads and caches it,
 # about a minute and a half.  CF_DIFF_EDIT, a sed script, edits the
 # kernel's transcript first: the differences an option makes by design
 # (tests/fs/clientopts.sh).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
-runner=${CF_KERNEL_RUNNER:-$CF_ROOT/tests/kernel/run-in-vm}
+runner=${CF_KERNEL_RUNNER:-$CF_ROOT/tests/vm/run-in-vm}
 [ -x "$runner" ] || skip "no kernel runner at $runner"
 scenario=$CF_ROOT/tests/fs/differential.scenario
 cf_cc_only -static -O2 -o "$T/probe" "$CF_ROOT/tests/fs/probe.c" ||

@@ -15,7 +15,7 @@
 # ESTALE after a restart, -o nfs_nodes keeps forgotten ones resolvable.
 # The real NFS server and client are tests/fs/nfs.sh.
 CF_NEEDS_ROOT="open_by_handle_at, as nfsd uses it, needs CAP_DAC_READ_SEARCH, and the ext4 image is a loop mount"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 case $CF_MOUNT_OPTS in
 *nohandles*) skip "CF_MOUNT_OPTS has nohandles: no ids derived from handles (the suite tests both)" ;;

@@ -8,7 +8,7 @@
 # never be cleared by the owner.  Root, and a process of uid 65534 given
 # CAP_LINUX_IMMUTABLE, are the controls.
 CF_NEEDS_ROOT="root's daemon, and an owner without CAP_LINUX_IMMUTABLE (uid 65534)"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 (the users run it)"
 secs=${CF_RACE_SECONDS:-4}
@@ -17,7 +17,7 @@ chmod 755 "$T"
 cfs_mount -o allow_other
 mkdir "$M/own" && chown 65534:65534 "$M/own"
 as_nobody touch "$M/own/f" "$M/own/g" || fail "setup"
-# What the test leaves immutable must not stop lib.sh's cleanup.
+# What the test leaves immutable must not stop tests/lib/fs.sh's cleanup.
 trap 'chattr -i -a "$B/own/f" "$B/own/g" 2>/dev/null; cleanup' EXIT
 chattr +i "$B/own/g" 2>/dev/null || skip "the backing filesystem has no +i"
 

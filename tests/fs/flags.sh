@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The casefold flag through the real chattr/lsattr: set, clear, refusals,
 # inheritance, nesting, persistence in the backing tree.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 cfs_mount
 cd "$M" || fail "cd"

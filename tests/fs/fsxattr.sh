@@ -8,11 +8,11 @@
 # backing object's; through the kernel, no answer is an error (nfsd fails a
 # request on one); FS_IOC_FSSETXATTR (chattr -p) hands the bit back
 # without harm.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 command -v strace >/dev/null || skip "no strace"
 "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -o "$T/ioctlflags" \
-	"$CF_ROOT/tests/fs/ioctlflags.c" || fail "cannot build the ioctl helper"
+	"$CF_ROOT/tests/lib/ioctlflags.c" || fail "cannot build the ioctl helper"
 fsx() { "$T/ioctlflags" fsxattr "$1"; }
 CASEFOLD=$((0x00040000))
 

@@ -15,7 +15,7 @@
 # by another user.
 set -u
 CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
-. "$(dirname "$0")/attack.sh"
+. "$(dirname "$0")/../lib/attack.sh"
 rounds=600
 
 chmod 755 "$T"

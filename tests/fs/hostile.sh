@@ -4,7 +4,7 @@
 # operations run, a directory deleted while mounted.  The daemon must never
 # touch anything outside the tree (a canary directory outside must not
 # change), never crash, and log what it found.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v python3 >/dev/null || skip "no python3"
 
 canary=$T/canary

@@ -5,7 +5,7 @@
 # random secret per mount, so the same names must spread out: the longest
 # bucket chain (the comparisons one inexact lookup can cost, read from the
 # directory's casefoldfs.index xattr) stays short.  No timing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 count=100000 bits=8
 # The build's compiler and flags: a sanitized library needs its runtime.

@@ -7,7 +7,7 @@
 # stay there, and every lookup still right — the first directory's index
 # rebuilt when it is needed again.  Without the bound the same walk kept
 # ~62 MB (the issue's 0.3 KB per name).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"
 dirs=${CF_INDEXMEM_DIRS:-20} per=${CF_INDEXMEM_PER:-10000} mib=8

@@ -9,7 +9,7 @@
 # "rebuilds N") and by the daemon's log, which names a fold-equal pair
 # planted in the backing tree again at every rebuild.
 CF_NEEDS_ROOT="a directory of uid 65534 on root's daemon (allow_other, chown)"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 (the users run it)"
 count=${CF_INDEX_ENTRIES:-20000}

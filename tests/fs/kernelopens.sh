@@ -6,7 +6,7 @@
 # Not coherence.sh: this mode gives up its guarantee (measured there).
 set -u
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root: -o opens=kernel is root's only"; exit 77; }
-. "$(dirname "$0")/suites.sh"
+. "$(dirname "$0")/../lib/suites.sh"
 export CF_MOUNT_OPTS="-o opens=kernel"
 again fs/lookup fs/rename fs/links fs/flags fs/cache fs/killed fs/hostile fs/acl \
 	fs/stress_model fs/kill_stress

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kill -9 the daemon in the middle of a workload; unmount, remount: every
 # completed operation is there, with its name as created.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 cfs_mount
 mkdir "$M/ci" && chattr +F "$M/ci" || fail "chattr"

@@ -4,7 +4,7 @@
 # must get EMFILE/ENFILE or ENOSPC, the daemon must keep running, nothing
 # written before may change, and everything works again once resources
 # are back.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v python3 >/dev/null || skip "no python3"
 
 # hold DIR COUNT: opens DIR/f0..f<COUNT-1> (O_CREAT), writes each name into

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hard links across casefolded and plain directories, symlinks whose targets
 # use another case, user xattrs, special files.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 cfs_mount
 cd "$M" || fail "cd"

@@ -8,7 +8,7 @@
 # (uid 65534, allow_other; attacked by uid 4242).
 set -u
 CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
-. "$(dirname "$0")/attack.sh"
+. "$(dirname "$0")/../lib/attack.sh"
 
 chmod 755 "$T"
 mkdir "$B/atk" && touch "$B/atk/Save.dat" "$B/atk/save.dat"

@@ -3,7 +3,7 @@
 # name preservation, EEXIST on fold-equal names, O_CREAT, long and invalid
 # names, a 2,001-file directory, racing creators.  The backing tree is the
 # oracle for what was stored.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 cfs_mount
 cd "$M" || fail "cd"

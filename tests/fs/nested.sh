@@ -18,7 +18,7 @@
 # tests/run: alone (its p99 and 2 s bounds would measure other tests' load)
 set -u
 CF_NEEDS_ROOT="root mounts never-answering FUSE filesystems as uid 65534 (user_id=65534) inside root's and uid 65534's trees"
-. "$(dirname "$0")/attack.sh"
+. "$(dirname "$0")/../lib/attack.sh"
 n=70 probes=300
 
 chmod 755 "$T"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real kernel NFS server exporting a casefoldfs mount, and the kernel's NFS
 # client mounting it over loopback (issue 21, part 2).  In the test VM
-# (tests/kernel/run-in-vm: Debian's kernel has nfsd, the NFS client and fuse
+# (tests/vm/run-in-vm: Debian's kernel has nfsd, the NFS client and fuse
 # as modules; this host's kernel may have none, and its own NFS server is
 # never touched): the daemon (this build, sanitizers included) on an ext4
 # image, exported with fsid= and mounted with NFS 4.2 and NFS 3:
@@ -17,9 +17,9 @@
 # Exports, mounts and daemons live and die with the VM: a failure at any
 # point leaves nothing on this host (at_exit removes the test's files).
 # The protocol side alone (LOOKUP of "." and "..") is export.sh.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
-runner=${CF_KERNEL_RUNNER:-$CF_ROOT/tests/kernel/run-in-vm}
+runner=${CF_KERNEL_RUNNER:-$CF_ROOT/tests/vm/run-in-vm}
 [ -x "$runner" ] || skip "no kernel runner at $runner"
 PATH=$PATH:/usr/sbin:/sbin
 # The daemon goes to /data (the VM's /tmp is a tmpfs of its own), and with

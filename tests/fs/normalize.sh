@@ -2,7 +2,7 @@
 # normalize_all: plain directories ignore canonical equivalence (NFC = NFD)
 # but stay case-sensitive and name-preserving; the root can be casefolded
 # only while empty, and then the superblock file stays out of reach.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 cfs_mount -o normalize_all
 cd "$M" || fail "cd"

@@ -14,7 +14,7 @@
 #    the worker until a writer comes), none reads the outside file or the
 #    longer file's bytes under the first one's size.
 CF_USERS_MOUNT=1  # as root, the daemon runs as uid 65534
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 py=$(command -v python3) || skip "no python3"
 run=()
 if [ "$(id -u)" = 0 ]; then

@@ -4,10 +4,10 @@
 # forbid it — whatever spelling it uses in a casefolded directory — and can
 # where they allow it (the controls).  The backing tree is the judge.
 CF_NEEDS_ROOT="root's daemon shared with uid 65534 (allow_other)"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 
-# nobody_expect RESULT OP ARGS...: lib.sh's sys, run as uid 65534.
+# nobody_expect RESULT OP ARGS...: tests/lib/fs.sh's sys, run as uid 65534.
 nobody_expect() {
 	local want=$1 got
 	shift

@@ -6,10 +6,10 @@
 # succeeds when its names stay distinct under folding, and is ENOTEMPTY
 # with the colliding names logged otherwise; atomically with creations
 # racing in the directory.  Without it, ext4's ENOTEMPTY.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -o "$T/ioctlflags" \
-	"$CF_ROOT/tests/fs/ioctlflags.c" || fail "cannot build the ioctl helper"
+	"$CF_ROOT/tests/lib/ioctlflags.c" || fail "cannot build the ioctl helper"
 proton() { "$T/ioctlflags" proton "$1"; }
 has_f() { lsattr -d "$1" | grep -q '^[^ ]*F'; }
 

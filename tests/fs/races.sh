@@ -10,7 +10,7 @@
 # time.  Afterwards root's objects must still be root's, unchanged, and
 # nothing the user did may have written root's file.
 CF_NEEDS_ROOT="root's daemon creating for other users (allow_other)"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 (the users run it)"
 secs=${CF_RACE_SECONDS:-6}

@@ -16,7 +16,7 @@
 # in a hundred, idle or loaded.
 CF_NEEDS_ROOT="mounts as root and as uid 65534"
 CF_USERS_MOUNT=1
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 PY=$(command -v python3) || skip "no python3"
 command -v setpriv >/dev/null || skip "no setpriv"
 chmod 755 "$T"

@@ -7,17 +7,17 @@
 # mount a read reaches the daemon from: root's (passthrough where the
 # kernel has it), root's with -o nopassthrough, an ordinary user's own
 # (uid 65534, reading as itself) and root's overlay view (its lower layer
-# written behind it, its upper through it).  tests/fs/uring.sh runs the same
+# written behind it, its upper through it).  tests/kernel/uring.sh runs the same
 # over io_uring.  A read that does not come back within its bound fails the
 # test with the daemon's stacks, after aborting the connection (issue 39:
 # 126,977-131,056 bytes hung a worker in its own spliced reply).
 CF_NEEDS_ROOT="mounts as root and as uid 65534"
 CF_USERS_MOUNT=1
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v python3 >/dev/null || skip "no python3"
 chmod 755 "$T"
 PY=$T/readsizes.py
-cp "$(dirname "$0")/readsizes.py" "$PY" && chmod 755 "$PY" || fail "copying readsizes.py"
+cp "$(dirname "$0")/../lib/readsizes.py" "$PY" && chmod 755 "$PY" || fail "copying readsizes.py"
 AS=()
 
 # round WHAT MOUNT-COMMAND: files through the mount into $M/ci and behind it

@@ -7,12 +7,12 @@
 # root's with -o nopassthrough and an ordinary user's own (uid 65534,
 # working as itself); tests/view/realtree.sh does the same through a view.
 # Each step has a bound; one over it fails the test with the daemon's
-# stacks (lib.sh's bounded), never hangs it (issue 39: a grep -r as a user
+# stacks (tests/lib/fs.sh's bounded), never hangs it (issue 39: a grep -r as a user
 # hung on a 128,361-byte file).
 CF_NEEDS_ROOT="mounts as root and as uid 65534"
 CF_USERS_MOUNT=1
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/realwork.sh"
+. "$(dirname "$0")/../lib/fs.sh"
+. "$(dirname "$0")/../lib/realwork.sh"
 
 # round WHAT MOUNT-ARGS...: a fresh backing tree, a casefolded ci/ in it.
 round() {

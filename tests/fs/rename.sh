@@ -2,7 +2,7 @@
 # Rename as ext4 with casefold: case-only renames are no-ops, a fold-equal
 # target keeps its stored name, temporary-name renames change case, moves
 # between casefolded and plain directories, cold-cache directory renames.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 cfs_mount
 cd "$M" || fail "cd"

@@ -5,7 +5,7 @@
 # ENOENT on lookup, absent from listings — for any user; a plain root
 # keeps ext4's rule, where .CASEFOLDFS is another name.  The backing tree
 # is the judge: no name fold-equal to the record may appear there.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 who=()
 if [ -z "$CF_UNPRIV" ]; then

@@ -8,7 +8,7 @@
 # files), so the backing filesystem frees its inode number, and new
 # directories are made through the mount until one gets it.  That one must
 # behave as itself: empty, +F, usable by every spelling.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 cfs_mount -o fd_cache=16
 # Path locators (a user's daemon, or -o nohandles) hold a descriptor of an

@@ -7,7 +7,7 @@
 # Also: a file replaced behind the daemon's back is found afresh (ESTALE is
 # retried by the kernel), and an open, unlinked file keeps working after its
 # descriptor would have been evicted.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v python3 >/dev/null || skip "no python3"
 N=${CF_SCALE_FILES:-20000}
 

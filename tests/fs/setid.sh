@@ -10,7 +10,7 @@
 # And a file's capabilities (security.capability) go at a write.  Run on root's
 # daemon with passthrough (where the kernel has it) and without.
 CF_NEEDS_ROOT="writes by uid 65534 through root's daemon (allow_other)"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v fallocate >/dev/null || skip "no fallocate (util-linux)"
 chmod 755 "$T"
 

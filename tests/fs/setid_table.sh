@@ -19,7 +19,7 @@
 # keeps (README, "Set-user-ID and set-group-ID bits"), never the reverse.
 CF_NEEDS_ROOT="acts as several users and grants CAP_FSETID"
 CF_USERS_MOUNT=1
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 [ -f /etc/fuse.conf ] || skip "no /etc/fuse.conf to bind over"
 # A user's allow_other: user_allow_other in a private fuse.conf, bound over

@@ -19,7 +19,7 @@
 # tests/run: alone (its p99 and 2 s bounds would measure other tests' load)
 set -u
 CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
-. "$(dirname "$0")/attack.sh"
+. "$(dirname "$0")/../lib/attack.sh"
 n=24 nt=8 probes=300
 
 chmod 755 "$T"

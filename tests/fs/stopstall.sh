@@ -14,7 +14,7 @@
 # tests/run: alone (each SIGTERM must end the daemon within 20 s, under an attack of its own)
 set -u
 CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
-. "$(dirname "$0")/attack.sh"
+. "$(dirname "$0")/../lib/attack.sh"
 names=100000 rounds=2 limit_s=20
 
 chmod 755 "$T"

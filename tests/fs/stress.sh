@@ -3,7 +3,7 @@
 # names in one casefolded directory at the same time.  Afterwards no two
 # stored names may be fold-equal, the mount must list exactly the backing
 # directory, and every entry must be reachable by another spelling.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 # spell NAME: NAME with each letter's case chosen at random.
 spell() {

@@ -3,7 +3,7 @@
 # create, and for lookup when it cannot be folded (a stray continuation byte
 # can); unassigned code points are fine; plain directories and non-strict
 # trees take any bytes.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 cfs_mount -o strict_encoding
 cd "$M" || fail "cd"

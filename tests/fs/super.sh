@@ -4,7 +4,7 @@
 # from the mount.
 CF_NEEDS_ROOT="root's trusted flag store, and mounts as uid 65534 beside root's"
 CF_USERS_MOUNT=1
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 # try OPTIONS...: a mount that must fail with status 1 and a message.
 refused() {

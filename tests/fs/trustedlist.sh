@@ -7,7 +7,7 @@
 # names itself.
 set -u
 CF_NEEDS_ROOT="root sets trusted.* names, and other users (setpriv to uids 65534 and 4242) list them"
-. "$(dirname "$0")/attack.sh"
+. "$(dirname "$0")/../lib/attack.sh"
 
 chmod 755 "$T"
 victim_mount

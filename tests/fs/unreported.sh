@@ -14,7 +14,7 @@
 #  - with inotify, a write through a hard link outside the directories the
 #    daemon watches.
 # In each watched mode this daemon can use (fanotify as root, inotify).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"
 limit_ms=12000

@@ -11,7 +11,7 @@ CF_NEEDS_ROOT="two other users (65534, 4242) and a private fuse.conf"
 CF_USERS_MOUNT=1
 . "$(dirname "$0")/../lib.sh"
 cf_private_ns "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 [ -f /etc/fuse.conf ] || skip "no /etc/fuse.conf to bind over"
 echo user_allow_other > "$T/fuse.conf" && mount --bind "$T/fuse.conf" /etc/fuse.conf ||

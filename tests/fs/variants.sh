@@ -8,7 +8,7 @@
 # small, while "collisions" still counts every variant.  The answers stay
 # those documented: the exact spelling if stored, else the smallest stored
 # in byte order, also after the mount removes and adds variants.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v python3 >/dev/null || skip "no python3"
 
 mkdir "$B/ci"

@@ -5,7 +5,7 @@
 # otherwise, the backing object unchanged).  A file stays usable after its
 # generation — and with it its file handle — changed.  The backing tree is
 # the judge.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 PY=/usr/bin/python3  # not a shim in root's home: other users run it too
 [ -x "$PY" ] || skip "no $PY"
 command -v setpriv >/dev/null || skip "no setpriv"

@@ -1,4 +1,4 @@
-# casefoldfs inside the kernel VM (tests/kernel/run-in-vm), under dash:
+# casefoldfs inside the kernel VM (tests/vm/run-in-vm), under dash:
 # pasted into the VM's script by the suites that run the daemon there
 # (nfs.sh, vmreads.sh), after their fail().  The daemon is $CFS, the
 # backing tree $B, the mount point $M; its messages go to /tmp/daemon.log.

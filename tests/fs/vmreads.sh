@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reads of every size around the read path's boundaries (the sizes of
-# readsizes.py) on Debian 12's own kernel (tests/kernel/run-in-vm, Linux
+# readsizes.py) on Debian 12's own kernel (tests/vm/run-in-vm, Linux
 # 6.1: no passthrough, so root's default mount answers every read itself),
 # issue 39: there a 126,992-byte file written through the mount and read
 # after dropping the caches never came back.  Files written through the
@@ -13,12 +13,12 @@
 # file read back by another spelling against its checksum, removed.  Every
 # step runs under busybox timeout; the VM's own timeout is the last bound.
 CF_NEEDS_ROOT="runs the kernel VM"
-. "$(dirname "$0")/lib.sh"
-runner=${CF_KERNEL_RUNNER:-$CF_ROOT/tests/kernel/run-in-vm}
+. "$(dirname "$0")/../lib/fs.sh"
+runner=${CF_KERNEL_RUNNER:-$CF_ROOT/tests/vm/run-in-vm}
 [ -x "$runner" ] || skip "no kernel runner at $runner"
 command -v python3 >/dev/null || skip "no python3"
 sizes=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import readsizes; print(" ".join(map(str, readsizes.sizes())))' \
-	"$CF_ROOT/tests/fs") || fail "the sizes of readsizes.py"
+	"$CF_ROOT/tests/lib") || fail "the sizes of readsizes.py"
 # The tree, and its files' checksums under other spellings (case swapped).
 PYLIB=$(ls -d /usr/lib/python3.[0-9]* 2>/dev/null | sort -V | tail -n 1)
 [ -n "$PYLIB" ] && [ -d "$PYLIB/email" ] || skip "no Python standard library in /usr/lib (python3)"

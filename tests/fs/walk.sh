@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # No cheap denial of service through the daemon's descriptors (issue 16,
-# finding 2).  The daemon runs at RLIMIT_NOFILE 256 (lib.sh).  uid 65534
+# finding 2).  The daemon runs at RLIMIT_NOFILE 256 (tests/lib/fs.sh).  uid 65534
 # walks 50,000 files in a +F tree — lookups in another case, open, read,
 # close, with several readers at once — while uid 65533 keeps working in
 # its own directory (create, write, close, fsync, rename, mkdir, symlink,
@@ -10,7 +10,7 @@
 # refused new descriptors (EMFILE), but close() may not fail (flush needed
 # a new descriptor), and no creating call may fail after it made its entry.
 CF_NEEDS_ROOT="root's daemon shared with other uids (allow_other, chown)"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3 (the users run it)"
 files=${CF_WALK_FILES:-50000}

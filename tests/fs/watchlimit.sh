@@ -10,7 +10,7 @@
 set -u
 CF_AVAIL_MODE=user
 CF_NEEDS_ROOT="uid 65534's daemon attacked by uid 4242 (setpriv, and a private /etc/fuse.conf for allow_other)"
-. "$(dirname "$0")/attack.sh"
+. "$(dirname "$0")/../lib/attack.sh"
 max=$(cat /proc/sys/fs/inotify/max_user_watches) || skip "no inotify limit to read"
 quarter=$((max / 4)) dirs=$((max / 4 + 2000))
 [ "$dirs" -le 120000 ] || skip "max_user_watches $max: too many directories to make here"

@@ -16,7 +16,7 @@
 # tests/run: alone (its p99 and 2 s bounds would measure other tests' load)
 set -u
 CF_NEEDS_ROOT="root's daemon and uid 65534's, each attacked by another user (setpriv to uids 65534 and 4242)"
-. "$(dirname "$0")/attack.sh"
+. "$(dirname "$0")/../lib/attack.sh"
 names=100000 rounds=10 limit_ms=2000
 
 chmod 755 "$T"

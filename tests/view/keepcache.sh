@@ -3,7 +3,7 @@
 # (issue 43): 50 files of the game, looked up before, are looked up again
 # after a mod with its own Data folder is added on top, and after the upper
 # layer is switched, with no LOOKUP (counted in the daemon's request log,
-# -d, as tests/fs/requests.sh counts); a name whose winner changed is
+# -d, as tests/kernel/requests.sh counts); a name whose winner changed is
 # looked up again and shows the new winner.  No miss is looked up before
 # a change fills it, and the mod and the new upper layer spell Data as the top layer does: either
 # makes the change expire every cached name (fs/view/DESIGN.md, "Changing the

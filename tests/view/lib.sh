@@ -1,6 +1,6 @@
 # Helpers for the overlay view's suites (tests/view/*.sh; sourced, not run),
-# on top of tests/fs/lib.sh: $T, $M, the daemon's log and the EXIT cleanup
-# are lib.sh's; $B is not used (an overlay view has layers, not one tree).
+# on top of tests/lib/fs.sh: $T, $M, the daemon's log and the EXIT cleanup
+# are fs.sh's; $B is not used (an overlay view has layers, not one tree).
 #
 #   ovl_mount OPTIONS [SOURCE]   casefoldfs -f -o OPTIONS [SOURCE] $M, waits
 #                                until mounted (cfs_umount unmounts it and
@@ -25,10 +25,10 @@
 #                                not needed)
 #   folded_entry DIR NAME        the one entry of DIR whose name is NAME in
 #                                some case (ASCII), or fails
-. "$(dirname "${BASH_SOURCE[0]}")/../fs/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/fs.sh"
 command -v python3 >/dev/null || skip "no python3"
 
-# ovl_mount OPTIONS [SOURCE]: cfs_start's daemon (tests/fs/lib.sh), as a view.
+# ovl_mount OPTIONS [SOURCE]: cfs_start's daemon (tests/lib/fs.sh), as a view.
 ovl_mount() { cfs_start -o "$1" "${@:2}" "$M"; }
 
 # ovl_try OPTIONS MOUNTPOINT: for mounts that must fail.  Prints

@@ -40,7 +40,7 @@ import stat
 import sys
 import unicodedata
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fs"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from daemon import Daemon  # noqa: E402
 from stress import arguments, fold_keys  # noqa: E402
 

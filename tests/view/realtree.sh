@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real-tree session of tests/fs/realtree.sh (tests/fs/realwork.sh)
+# The real-tree session of tests/fs/realtree.sh (tests/lib/realwork.sh)
 # through an overlay view, root's and an ordinary user's (uid 65534, working
 # as itself): in a directory made through the view (the upper layer), and
 # on the same tree in the lower layer, found, read back, compared with its
@@ -7,7 +7,7 @@
 CF_NEEDS_ROOT="mounts as root and as uid 65534"
 CF_USERS_MOUNT=1
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../fs/realwork.sh"
+. "$(dirname "$0")/../lib/realwork.sh"
 
 # round WHAT: a view of a lower layer holding the tree, with an upper.
 round() {

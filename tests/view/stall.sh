@@ -17,7 +17,7 @@
 # tests/run: alone (its p99 and 2 s bounds would measure other tests' load)
 set -u
 CF_NEEDS_ROOT="root's view attacked by uid 65534 (setpriv, allow_other)"
-. "$(dirname "$0")/../fs/attack.sh"
+. "$(dirname "$0")/../lib/attack.sh"
 [ "$mode" = root ] || skip "root's view only"
 n=70 probes=300
 

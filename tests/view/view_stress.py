@@ -35,8 +35,8 @@ import stat
 import sys
 
 # The engine (stress.py: workers, phases, kills) and the daemon are the tree
-# stress's, in tests/fs.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fs"))
+# stress's, in tests/lib (the filesystem suites' shared library).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import stress  # noqa: E402
 from daemon import Daemon  # noqa: E402
 from stress import GROUPS, fold_keys, run_phases, Worker, lstat_or_none, kind_of  # noqa: E402

@@ -1,4 +1,6 @@
-# Helpers for the casefoldfs integration tests (sourced, not run).
+# Helpers for the casefoldfs integration tests (sourced, not run): the one
+# library of every group that mounts (tests/fs, tests/kernel, tests/main,
+# tests/view through its own lib.sh, tests/clients, tests/convert).
 #
 # Every test gets a fresh backing tree $B and mount point $M under a private
 # temporary directory $T.  The daemon runs in the foreground in the
@@ -34,7 +36,7 @@ else
 	CFS_XATTRS=trusted.casefoldfs.
 	[ -z "${CF_USERS_MOUNT:-}" ] || fuse_for_users "$@"
 fi
-export CFS_XATTRS CF_UNPRIV  # for tests/fs/stress.py
+export CFS_XATTRS CF_UNPRIV  # for tests/lib/stress.py
 command -v fusermount3 >/dev/null || skip "no fusermount3"
 command -v perl >/dev/null || skip "no perl"
 [ -x "$CFS" ] || skip "$CFS is not built"
@@ -207,7 +209,7 @@ quiet_log() {
 }
 
 # vm_run WHAT FILE...: runs $T/vm.sh under the kernel VM ($runner,
-# tests/kernel/run-in-vm), the programs of host_files and their libraries
+# tests/vm/run-in-vm), the programs of host_files and their libraries
 # brought in, each FILE in /data; prints what the script printed, skips
 # where it skipped ("SKIP: why"), fails naming WHAT on any other status.
 vm_run() {

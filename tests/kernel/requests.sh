@@ -4,7 +4,7 @@
 # `sh bench/wine.sh`), so these counts are the design: fs/tree/DESIGN.md,
 # "Kernel caches" and "Cost per request".  Counted by opcode in the
 # daemon's request log (-d) around each step.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
 case $(findmnt -no FSTYPE -T "$B") in
 ext2 | ext3 | ext4 | xfs | btrfs | tmpfs | f2fs) ;;

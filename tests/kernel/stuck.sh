@@ -7,7 +7,7 @@
 # whole mount, which then still serves once the backing tree answers again;
 # and end at SIGTERM while a worker is still stuck, unmounting.
 CF_NEEDS_ROOT="stops a FUSE mount under the daemon's"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 command -v fuse-overlayfs >/dev/null || skip "no fuse-overlayfs (scripts/install-deps --tests)"
 INNERM=$T/innermnt
 mkdir "$T/lower" "$T/upper" "$T/work" "$INNERM"

@@ -13,7 +13,7 @@
 # whatever happens.
 # tests/run: alone (its suites' p99 bounds, and enable_uring is the whole machine's)
 CF_NEEDS_ROOT="only root may set /sys/module/fuse/parameters/enable_uring"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 P=/sys/module/fuse/parameters/enable_uring
 uring_enable
@@ -26,7 +26,7 @@ case $stats in
 *"io_uring off:"*) fail "io_uring is off: $stats" ;;
 esac
 
-. "$(dirname "$0")/suites.sh"
+. "$(dirname "$0")/../lib/suites.sh"
 taskset -c 0 true 2>/dev/null || skip "cannot run on CPU 0 alone (taskset)"
 export CF_MOUNT_OPTS="-o uring" CF_URING_ON=1 CF_ATTACK_CPU=0
 out=$(again fs/stall fs/nested fs/watchstall fs/stopstall)

@@ -41,7 +41,7 @@ from stress_model import SYMLINK_TARGET, Model
 FS_IOC_GETFLAGS = 0x80086601
 FS_IOC_SETFLAGS = 0x40086602
 FS_CASEFOLD_FL = 0x40000000
-# The tree's flag store: user.* when the test runs as an ordinary user (lib.sh).
+# The tree's flag store: user.* when the test runs as an ordinary user (fs.sh).
 FLAG_XATTR = os.environ.get("CFS_XATTRS", "trusted.casefoldfs.") + "casefold"
 DISCONNECTED = {"ENOTCONN", "ECONNABORTED"}
 SHARED_ALLOWED = {"OK", "ENOENT", "EEXIST", "EISDIR", "ENOTDIR", "ENOTEMPTY", "EPERM"}

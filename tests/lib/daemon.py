@@ -1,5 +1,5 @@
 """The daemon under test, for the Python drivers (stress.py and the overlay
-view's model and stress): started as tests/fs/lib.sh's cfs_start starts it —
+view's model and stress): started as tests/lib/fs.sh's cfs_start starts it —
 in the foreground as our child, with few descriptors (CF_DAEMON_NOFILE,
 default 256) and any extra options (CF_MOUNT_OPTS) — and waited for until
 it has mounted, up to 20 s."""

@@ -8,7 +8,7 @@
 # that KVM was tried first.
 # tests/run: alone (a TCG VM must boot within the 10 s KVM probe)
 . "$(dirname "$0")/../lib.sh"
-runner=$CF_ROOT/tests/kernel/run-in-vm
+runner=$CF_ROOT/tests/vm/run-in-vm
 real=$(command -v qemu-system-x86_64) || skip "no qemu-system-x86_64"
 T=$(mktemp -d /tmp/casefold-fallback.XXXXXX) || exit 1
 at_exit "rm -rf '$T'"

@@ -12,7 +12,7 @@
 CF_USERS_MOUNT=1
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" != 0 ] || cf_private_ns "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 # refused WANT CMD...: CMD fails, says WANT (a fixed string) in one line,
 # mounts nothing.

@@ -7,7 +7,7 @@
 # on overlayfs, whose files the kernel refuses (stacking depth), is served
 # by the daemon instead, counted as refused; -o nopassthrough turns it off.
 CF_NEEDS_ROOT="passthrough needs CAP_SYS_ADMIN"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 stats() { getfattr --only-values -n "${CFS_XATTRS}stats" "$M" 2>/dev/null; }
 field() { stats | tr ' ' '\n' | awk -v k="$1" 'p { print; exit } $0 == k { p = 1 }'; }

@@ -1,8 +1,9 @@
-# The real-tree session (sourced by tests/fs/realtree.sh and
-# tests/view/realtree.sh, after lib.sh): Debian's Python standard library
-# (about 1,400 files, 54 MB, sizes of every kind) as a tar, and `work`, the
-# steps people take on such a tree, each with a bound (lib.sh's bounded:
-# one over it fails the test with the daemon's stacks, never hangs it).
+# The real-tree session (sourced, after fs.sh, by tests/fs/realtree.sh,
+# tests/view/realtree.sh and tests/kernel/uring.sh): Debian's Python
+# standard library (about 1,400 files, 54 MB, sizes of every kind) as a
+# tar, and `work`, the steps people take on such a tree, each with a bound
+# (fs.sh's bounded: one over it fails the test with the daemon's stacks,
+# never hangs it).
 command -v git >/dev/null || skip "no git"
 SRC=$(ls -d /usr/lib/python3.[0-9]* 2>/dev/null | sort -V | tail -n 1)
 [ -n "$SRC" ] && [ -f "$SRC/os.py" ] || skip "no Python standard library in /usr/lib (python3)"

@@ -16,7 +16,7 @@
 # enable_uring unset, requests stay on read(2).
 # tests/run: alone (enable_uring is the whole machine's: other mounts follow it)
 CF_NEEDS_ROOT="only root may set /sys/module/fuse/parameters/enable_uring"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 P=/sys/module/fuse/parameters/enable_uring
 uring_enable
@@ -111,18 +111,18 @@ cmp -s -i 4321000:4321000 -n 7000 "$T/data" "$M/ci/data.bin" ||
 # Every size around the read path's boundaries (readsizes.py), written
 # through the rings and behind the mount, read back after a remount.
 mkdir "$M/ci/sizes" "$B/behind" || fail "mkdir"
-bounded 120 "io_uring: writing every size" "$CF_ROOT/tests/fs/readsizes.py" write "$M/ci/sizes" ||
+bounded 120 "io_uring: writing every size" "$CF_ROOT/tests/lib/readsizes.py" write "$M/ci/sizes" ||
 	fail "io_uring: writing every size"
-"$CF_ROOT/tests/fs/readsizes.py" write "$B/behind" || fail "writing behind the mount"
+"$CF_ROOT/tests/lib/readsizes.py" write "$B/behind" || fail "writing behind the mount"
 cfs_umount
 cfs_mount -o uring,nopassthrough
 for d in ci/sizes behind; do
-	bounded 120 "io_uring: reading $d" "$CF_ROOT/tests/fs/readsizes.py" check "$M/$d" ||
+	bounded 120 "io_uring: reading $d" "$CF_ROOT/tests/lib/readsizes.py" check "$M/$d" ||
 		fail "io_uring: reads of $d"
 done
 rm -rf "$M/ci/sizes" "$M/behind"
 # The real-tree session (realwork.sh), every request by the rings.
-. "$CF_ROOT/tests/fs/realwork.sh" || fail "realwork.sh"
+. "$CF_ROOT/tests/lib/realwork.sh" || fail "realwork.sh"
 work "io_uring" "$M/ci" "$B/ci"
 cfs_umount
 

@@ -6,7 +6,7 @@
 # daemon is busy answering; afterwards the mount answers as before, the
 # daemon's records are whole (no leaked open file: the tree unmounts and
 # the daemon exits cleanly, sanitizers included).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 cfs_mount
 cd "$M" || fail "cd"

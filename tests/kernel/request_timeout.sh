@@ -6,7 +6,7 @@
 # (plus a second of slack); without the option the default, 600 s, is
 # what INIT settled.
 # tests/run: alone (the error must come between the timeout and 16 s after it)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/fs.sh"
 
 stats() { getfattr --only-values -n "${CFS_XATTRS}stats" "$M" 2>/dev/null; }
 field() { stats | tr ' ' '\n' | awk -v k="$1" 'p { print; exit } $0 == k { p = 1 }'; }

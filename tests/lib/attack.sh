@@ -1,5 +1,6 @@
-# The stage of the availability attacks (stall.sh, nested.sh and the view's
-# tests/view/stall.sh; sourced, not run, before anything else).
+# The stage of the availability attacks (tests/fs/stall.sh, nested.sh and
+# the others that stage two users, and the view's tests/view/stall.sh;
+# sourced, not run, before anything else).
 # CF_AVAIL_MODE=root (the default): root's daemon, attacked by uid 65534.
 # CF_AVAIL_MODE=user: uid 65534's own daemon with allow_other
 # (user_allow_other in a private /etc/fuse.conf, bound over the host's in a
@@ -17,7 +18,7 @@ if [ "${CF_AVAIL_MODE:-root}" = user ] && [ -z "${CF_AVAIL_NS:-}" ]; then
 	command -v unshare >/dev/null || skip "no unshare"
 	CF_AVAIL_NS=1 CF_PRIVATE_NS=1 exec unshare -m --propagation private "$0" "$@"
 fi
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/fs.sh"
 command -v setpriv >/dev/null || skip "no setpriv"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "no $PY"
