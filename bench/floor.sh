@@ -3,8 +3,10 @@
 # the round trip itself (issue 29).  Side by side in each round, each on a
 # fresh mount of the same tree: fsfloor (bench/fsfloor.c, a daemon that does
 # no work) with libfuse's single-threaded loop and with its multi-threaded
-# one; casefoldfs as mounted by default (multi-threaded) and with -s; bindfs
-# by default (single-threaded) and --multithreaded; and the backing ext4.
+# one; casefoldfs as mounted by default (multi-threaded) and with -s, and
+# as uid 65534 on its own mount of its own copy of the tree (issue 40: a
+# user's daemon against root's); bindfs by default (single-threaded) and
+# --multithreaded; and the backing ext4.
 # Each: stat of N names (casefoldfs by another spelling in a +F directory,
 # the others exact), then open + read + close of N files of 4 KiB twice
 # (first pass, second pass).  Cells are medians over rounds, ratios the
@@ -12,7 +14,7 @@
 # time) in the same round.  The daemon's system calls per request come
 # from strace -c (fs/tree/DESIGN.md, "Cost per request"); this section times
 # them, and takes each daemon's CPU time per operation from /proc.
-# Usage: bench/floor.sh BUILD_DIR (as root: mounts).
+# Usage: bench/floor.sh BUILD_DIR (as root: mounts, setpriv, /dev/fuse).
 # Knobs: CF_FLOOR_N=20000 (names and files), CF_FLOOR_ROUNDS=3.
 set -u
 O=${1:-build}
@@ -21,37 +23,52 @@ ROUNDS=${CF_FLOOR_ROUNDS:-3}
 START=$(date +%s)
 
 . bench/prelude.sh
-prelude "mounts" bindfs
+prelude "mounts, setpriv, /dev/fuse" bindfs setpriv
 prelude_build "$O" "" "$O/bench/fsfloor"
 FL=$O/bench/fsfloor
 
 TMP=${TMPDIR:-/var/tmp}
 T=$(mktemp -d "$TMP/casefold-floor.XXXXXX") || exit 1
 B=$T/backing M=$T/mnt R=$T/records PID=
+UB=$T/user.backing UM=$T/user.mnt  # uid 65534's own tree and mount
 mkdir "$B" "$M"
 : >"$R"
 cleanup() {
-	unmount_all "$M"
+	unmount_all "$M" "$UM"
+	[ -z "$FUSE_MODE" ] || chmod "$FUSE_MODE" /dev/fuse
 	[ -z "$PID" ] || kill "$PID" 2>/dev/null || :
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-start() { # DAEMON ARGS...: in the foreground, as our child; waits for the mount
+start() { # MOUNTPOINT DAEMON ARGS...: in the foreground, as our child; waits for the mount
+	_m=$1
+	shift
 	"$@" 2>>"$T/daemon.log" &
 	PID=$!
-	wait_mount "$M" "$PID"
+	wait_mount "$_m" "$PID"
 }
-stop() { fusermount3 -u "$M"; wait "$PID" || die "a daemon exited with status $?"; PID=; }
+stop() { fusermount3 -u "$1"; wait "$PID" || die "a daemon exited with status $?"; PID=; }
 
 # The tree, through casefoldfs: +F directories, as a user fills them.
-start "$CFS" -f "$B" "$M"
+start "$M" "$CFS" -f "$B" "$M"
 mkdir "$M/stat" "$M/files" || die "setup: mkdir"
 chattr +F "$M/stat" "$M/files" || die "setup: chattr +F"
 "$F" create "$M/stat" "$N" | grep -qx 'errors 0' || die "setup: stat"
 "$F" create -s 4096 "$M/files" "$N" | grep -qx 'errors 0' || die "setup: files"
-stop
+stop "$M"
+# The same tree made by uid 65534 through its own mount (user.* flags).
+# The daemon starts by setpriv itself, not as_user: $! must be the daemon.
+prelude_user "$T"
+chmod 755 "$T"
+mkdir "$UB" "$UM" && chown 65534:65534 "$UB" "$UM" || die "setup: user's directories"
+start "$UM" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$UCFS" -f "$UB" "$UM"
+as_user mkdir "$UM/stat" "$UM/files" || die "setup: user's mkdir"
+as_user chattr +F "$UM/stat" "$UM/files" || die "setup: user's chattr +F"
+as_user "$UF" create "$UM/stat" "$N" | grep -qx 'errors 0' || die "setup: user's stat"
+as_user "$UF" create -s 4096 "$UM/files" "$N" | grep -qx 'errors 0' || die "setup: user's files"
+stop "$UM"
 sync -f "$B"
 
 # The daemon's CPU time so far, ns: the time each of its threads has run
@@ -66,29 +83,33 @@ cpu() {
 		awk -v n="$N" '{ printf "%s %s %s %.2f\n", $1, $2, $3, $4 / 1e3 / n }' >>"$R"
 }
 
-# passes PEER DIR SPELLING: the three figures of one peer in one round, and
-# its daemon's CPU time for each.
+# passes PEER DIR SPELLING [as_user]: the three figures of one peer in one
+# round, and its daemon's CPU time for each; the client runs as uid 65534
+# (with its copy of fsbench) when asked.
 passes() {
+	fsb=$F
+	[ -z "${4:-}" ] || fsb="as_user $UF"
 	t0=$(cputime)
-	out=$("$F" statall "$3" "$2/stat" "$N")
+	out=$($fsb statall "$3" "$2/stat" "$N")
 	echo "$out" | grep -qx 'errors 0' || die "$1: stat: $out"
 	echo "$round $1 stat1 $(echo "$out" | awk '$1 == "per" { printf "%.0f", 1e6 / $2 }')" >>"$R"
 	cpu "$1" stat1 "$t0"
 	for pass in 1 2; do
 		t0=$(cputime)
-		out=$("$F" readall "$2/files" "$N" 4096)
+		out=$($fsb readall "$2/files" "$N" 4096)
 		echo "$out" | grep -qx 'errors 0' || die "$1: open + read + close: $out"
 		echo "$round $1 orc$pass $(echo "$out" | awk '$1 == "files_per_s" { print $2 }')" >>"$R"
 		cpu "$1" "orc$pass" "$t0"
 	done
 }
 for round in $(seq "$ROUNDS"); do
-	start "$FL" -s "$M"; passes floor-s "$M" miscased; stop
-	start "$FL" "$M"; passes floor-mt "$M" miscased; stop
-	start "$CFS" -f "$B" "$M"; passes cfs-mt "$M" miscased; stop
-	start "$CFS" -f -s "$B" "$M"; passes cfs-s "$M" miscased; stop
-	start bindfs -f "$B" "$M"; passes bindfs-s "$M" exact; stop
-	start bindfs -f --multithreaded "$B" "$M"; passes bindfs-mt "$M" exact; stop
+	start "$M" "$FL" -s "$M"; passes floor-s "$M" miscased; stop "$M"
+	start "$M" "$FL" "$M"; passes floor-mt "$M" miscased; stop "$M"
+	start "$M" "$CFS" -f "$B" "$M"; passes cfs-mt "$M" miscased; stop "$M"
+	start "$M" "$CFS" -f -s "$B" "$M"; passes cfs-s "$M" miscased; stop "$M"
+	start "$UM" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$UCFS" -f "$UB" "$UM"; passes cfs-user "$UM" miscased as_user; stop "$UM"
+	start "$M" bindfs -f "$B" "$M"; passes bindfs-s "$M" exact; stop "$M"
+	start "$M" bindfs -f --multithreaded "$B" "$M"; passes bindfs-mt "$M" exact; stop "$M"
 	passes ext4 "$B" exact
 done
 
@@ -131,6 +152,7 @@ END {
 	row("fsfloor: no work, libfuse multi-threaded loop", "floor-mt")
 	row("casefoldfs (default: multi-threaded)", "cfs-mt")
 	row("casefoldfs -s", "cfs-s")
+	row("casefoldfs as uid 65534 (its own mount, default)", "cfs-user")
 	row("bindfs (default: one thread)", "bindfs-s")
 	row("bindfs --multithreaded", "bindfs-mt")
 	row("backing ext4", "ext4")
@@ -143,6 +165,7 @@ END {
 	cpurow("fsfloor, multi-threaded", "floor-mt")
 	cpurow("casefoldfs (default)", "cfs-mt")
 	cpurow("casefoldfs -s", "cfs-s")
+	cpurow("casefoldfs as uid 65534", "cfs-user")
 	cpurow("bindfs (default)", "bindfs-s")
 	cpurow("bindfs --multithreaded", "bindfs-mt")
 }' "$R"
