@@ -19,8 +19,8 @@
 #define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
 #include <fuse_lowlevel.h>
 
-#include "kernel/fk.h"
 #include "kernel/fusermount.h"
+#include "kernel/reply.h"
 #include "kernel/session.h"
 #include "nullfs.h"
 

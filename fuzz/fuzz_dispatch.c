@@ -22,7 +22,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "kernel/session.h"
+#include "kernel/backing.h"
+#include "kernel/dispatch.h"
+#include "kernel/reply.h"
 
 #define FUZZ_ASSERT(cond, what)                                                  \
 	do {                                                                     \
@@ -509,18 +511,6 @@ static unsigned ring_answer(const struct fuse_in_header *ih, const struct fk_rin
 	return 1;
 }
 
-/* The passthrough records a request's opens left, as the session's end frees them. */
-static void forget_backings(struct fk_session *se)
-{
-	for (size_t i = 0; i < sizeof(se->backings) / sizeof(se->backings[0]); i++)
-		while (se->backings[i]) {
-			struct fk_backing *b = se->backings[i];
-
-			se->backings[i] = b->next;
-			free(b);
-		}
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct fk_session se = { .backing_lock = PTHREAD_MUTEX_INITIALIZER };
@@ -553,7 +543,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fk_dispatch(&se, se.fd, req, size, scratch, SCRATCH, flags & FLAG_RING ? &ent : NULL);
 	replies = flags & FLAG_RING ? ring_answer(&ih, &ent) : drain(&ih);
 	FUZZ_ASSERT(replies == (answered(&ih, size) ? 1u : 0u), "one reply where one is awaited");
-	forget_backings(&se);
+	/* The passthrough records a request's opens left, as the session's end frees them. */
+	fk_backing_forget_all(&se);
 	free(scratch);
 	free(req);
 	return 0;

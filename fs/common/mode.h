@@ -21,7 +21,7 @@ struct cfs_mode {
 	/* After detaching, before the loop: threads of its own; NULL: none. */
 	void (*start)(void *data);
 	/* The loop is ending, while the workers still answer (the session's
-	 * ending hook, kernel/session.h); NULL: nothing to stop. */
+	 * ending hook, kernel/fk.h fk_options); NULL: nothing to stop. */
 	void (*stop)(void *data);
 	/* After unmounting: everything the setup made. */
 	void (*destroy)(void *data);

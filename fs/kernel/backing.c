@@ -25,7 +25,15 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 
-#include "kernel/session.h"
+#include "kernel/backing.h"
+
+/* One open-files record per node with a backing file. */
+struct fk_backing {
+	uint64_t nodeid;
+	int id;                    /* the kernel's backing id; 0: opens without one */
+	unsigned opens;
+	struct fk_backing *next;
+};
 
 #define SLOTS (sizeof(((struct fk_session *)0)->backings) / sizeof(struct fk_backing *))
 
@@ -116,4 +124,15 @@ void fk_backing_release(struct fk_session *se, uint64_t nodeid)
 {
 	if (se->conn.want & FUSE_PASSTHROUGH)
 		drop(se, nodeid);
+}
+
+void fk_backing_forget_all(struct fk_session *se)
+{
+	for (size_t i = 0; i < SLOTS; i++)
+		while (se->backings[i]) {
+			struct fk_backing *b = se->backings[i];
+
+			se->backings[i] = b->next;
+			free(b);
+		}
 }

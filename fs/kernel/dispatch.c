@@ -4,7 +4,8 @@
  * decoder and the operation table's slot for its handler.  fk_dispatch
  * serves every request through it, whichever way it came (loop.c's
  * read(2), uring.c's entries); fk_opname reads its names for the -d log
- * and the watchdog.  INIT is answered before any request, by session.c.
+ * and the watchdog.  INIT is answered before any request, by handshake.c
+ * beside it.
  *
  * Lengths are checked before anything is read: a body shorter than its
  * row's least is answered EINVAL, and a decoder checks what lies past it
@@ -15,7 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/session.h"
+#include "kernel/backing.h"
+#include "kernel/dispatch.h"
+#include "kernel/reply.h"
 
 /* The request's arguments after the header, consumed front to back. */
 struct args {
@@ -452,7 +455,7 @@ static void dec_destroy(fk_req_t req, const struct opdesc *d, struct args *a)
 	fk_reply_err(req, 0);
 }
 
-/* INIT comes once, first, to session.c; another is a protocol error. */
+/* INIT comes once, first, to handshake.c; another is a protocol error. */
 static void dec_init(fk_req_t req, const struct opdesc *d, struct args *a)
 {
 	(void)d;

@@ -5,7 +5,7 @@
  */
 #include <signal.h>
 
-#include "kernel/session.h"
+#include "kernel/internal.h"
 
 void fk_session_end(struct fk_session *se)
 {

@@ -1,10 +1,13 @@
 /*
  * fk: the kernel's FUSE protocol, spoken by casefoldfs itself (fs/kernel/DESIGN.md,
- * "Our own loop").  What a handler sees: the request, the operation
- * table, the replies and the notices.  The shapes follow libfuse's
+ * "Our own loop").  The shapes every other wing sees, and nothing else:
+ * the request, the operation table, INIT's offer and answer, the loop's
+ * options; the session itself is opaque.  The shapes follow libfuse's
  * low-level API, which the handlers were written for, so that a handler
- * reads the same; what lies below (reading /dev/fuse, INIT, passthrough)
- * is in this folder alone.
+ * reads the same.  The calls are in reply.h (replies, the request's
+ * caller), notify.h (notices), session.h (a session made, run, described)
+ * and fusermount.h (the mount); what lies below (reading /dev/fuse, INIT,
+ * passthrough) is this folder's alone (internal.h).
  *
  * Every request gets exactly one reply (fk_reply_none for FORGET), from
  * the thread that runs its handler, before the handler returns.
@@ -70,7 +73,7 @@ struct fk_forget_data {
 /*
  * INIT: the kernel's offer and our answer, FUSE_* flags with flags2 in the
  * upper 32 bits.  The init handler edits want (filled with the defaults of
- * session.c) within capable.
+ * handshake.c) within capable.
  */
 struct fk_conn {
 	unsigned proto_major, proto_minor;
@@ -127,51 +130,29 @@ struct fk_ops {
 			  struct fk_file_info *fi);
 };
 
-/* The request (reply.c, groups.c). */
-void *fk_req_userdata(fk_req_t req);
-const struct fk_ctx *fk_req_ctx(fk_req_t req);
-struct fk_session *fk_req_session(fk_req_t req);
-/* The caller's supplementary groups, as getgroups(2): the count, or -errno. */
-int fk_req_getgroups(fk_req_t req, int size, gid_t list[]);
-
-/*
- * Replies (reply.c): 0, or -errno when the kernel no longer waits for it
- * (a request that came by io_uring cannot tell: 0).
- */
-int fk_reply_err(fk_req_t req, int err);
-void fk_reply_none(fk_req_t req);
-int fk_reply_entry(fk_req_t req, const struct fk_entry_param *e);
-int fk_reply_create(fk_req_t req, const struct fk_entry_param *e,
-		    const struct fk_file_info *fi);
-int fk_reply_attr(fk_req_t req, const struct stat *attr, double attr_timeout);
-int fk_reply_readlink(fk_req_t req, const char *link);
-int fk_reply_open(fk_req_t req, const struct fk_file_info *fi);
-int fk_reply_write(fk_req_t req, size_t count);
-int fk_reply_buf(fk_req_t req, const void *buf, size_t size);
-/* READ's data: up to size bytes of fd from off (pread, then one writev). */
-int fk_reply_fd(fk_req_t req, int fd, off_t off, size_t size);
-/* WRITE's data: written to fd at off, answered with the count written (or the error). */
-int fk_reply_pwrite(fk_req_t req, int fd, const char *buf, size_t size, off_t off);
-int fk_reply_statfs(fk_req_t req, const struct statvfs *st);
-int fk_reply_xattr(fk_req_t req, size_t count);
-int fk_reply_ioctl(fk_req_t req, int result, const void *buf, size_t size);
-
-/*
- * One entry of a READDIR (READDIRPLUS) answer into buf: the size it takes,
- * written only if that is at most bufsize.
- */
-size_t fk_add_direntry(fk_req_t req, char *buf, size_t bufsize, const char *name,
-		       const struct stat *st, off_t off);
-size_t fk_add_direntry_plus(fk_req_t req, char *buf, size_t bufsize, const char *name,
-			    const struct fk_entry_param *e, off_t off);
-
-/* Notices (notify.c): 0, or -errno (-ENOENT: the kernel knows no such node). */
-int fk_notify_inval_inode(struct fk_session *se, fk_ino_t ino, off_t off, off_t len);
-int fk_notify_inval_entry(struct fk_session *se, fk_ino_t parent, const char *name,
-			  size_t namelen);
-int fk_notify_inc_epoch(struct fk_session *se);
-
-/* What INIT settled, as "name value" pairs, for the stats xattr (session.c). */
-int fk_session_describe(const struct fk_session *se, char *buf, size_t len);
+/* What the command line asks of the loop (session.h's fk_session_new). */
+struct fk_options {
+	unsigned max_threads;      /* workers at most; 1: a single thread */
+	bool passthrough;          /* offer FUSE_PASSTHROUGH (needs CAP_SYS_ADMIN) */
+	bool uring;                /* take FUSE_OVER_IO_URING where offered */
+	unsigned request_timeout;  /* seconds, 0: none asked */
+	bool debug;                /* -d: every request on stderr, as libfuse logged it */
+	/*
+	 * Take FUSE_HANDLE_KILLPRIV_V2: the handlers clear set-user-ID and
+	 * set-group-ID bits where a request's kill_suidgid (or SETATTR's
+	 * FATTR_KILL_SUIDGID) says so, and the kernel stops asking for
+	 * security.capability before every write (fs/common/DESIGN.md, "Set-ID bits").
+	 */
+	bool killpriv;
+	/*
+	 * Called on the main thread once the session is to end, while the
+	 * workers still answer (NULL: nothing).  What sends notices outside
+	 * requests must stop here, not after the workers: fk_notify_inval_entry
+	 * waits for the directory's lock, which a LOOKUP still queued in the
+	 * kernel holds, and only a worker can answer it.
+	 */
+	void (*ending)(void *arg);
+	void *ending_arg;
+};
 
 #endif /* FK_FK_H */

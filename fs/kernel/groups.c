@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernel/session.h"
+#include "kernel/internal.h"
+#include "kernel/reply.h"
 
 int fk_req_getgroups(fk_req_t req, int size, gid_t list[])
 {

@@ -15,7 +15,7 @@
  * or SIGHUP from outside, SIGUSR1 from a worker that saw the session end
  * (ENODEV: unmounted); once a second meanwhile it looks at what each
  * worker is answering (watchdog.c).  It then runs the session's ending
- * hook while the workers still answer (session.h), and cancels the
+ * hook while the workers still answer (fk.h, fk_options), and cancels the
  * workers, which accept cancellation only while waiting in read; one that
  * does not come back within STOP_GRACE_S is left behind (se->stuck).
  */
@@ -30,7 +30,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/dispatch.h"
+#include "kernel/handshake.h"
+#include "kernel/internal.h"
 #include "kernel/session.h"
+#include "kernel/uring.h"
+#include "kernel/watchdog.h"
 
 struct fk_worker {
 	struct fk_session *se;
@@ -145,7 +150,7 @@ static int serve_init(struct fk_session *se)
 				n < 0 ? strerror(errno) : "nothing to read");
 			break;
 		}
-		r = fk_session_init(se, buf, (size_t)n);
+		r = fk_handshake(se, buf, (size_t)n);
 		if (r <= 0)
 			break;
 	}

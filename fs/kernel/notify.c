@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <sys/uio.h>
 
-#include "kernel/session.h"
+#include "kernel/internal.h"
+#include "kernel/notify.h"
+#include "kernel/reply.h"
 
 static int notify(struct fk_session *se, int code, const struct iovec *iov, int count)
 {

@@ -11,7 +11,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "kernel/session.h"
+#include "kernel/backing.h"
+#include "kernel/internal.h"
+#include "kernel/reply.h"
 
 /* Room for the header and three pieces of payload. */
 #define MAX_IOV 4

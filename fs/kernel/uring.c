@@ -40,7 +40,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "kernel/session.h"
+#include "kernel/dispatch.h"
+#include "kernel/internal.h"
+#include "kernel/uring.h"
 
 /* What a completion is for: the entry's command, or the stop signal. */
 enum { DATA_ENTRY = 1, DATA_STOP = 2 };

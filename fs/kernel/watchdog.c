@@ -18,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kernel/session.h"
+#include "kernel/dispatch.h"
+#include "kernel/reply.h"
+#include "kernel/watchdog.h"
 
 #define STUCK_REPORT_MS 5000
 

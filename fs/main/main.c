@@ -26,6 +26,7 @@
 #include "common/leases.h"
 #include "kernel/fusermount.h"
 #include "kernel/session.h"
+#include "kernel/uring.h"
 #include "main/log.h"
 #include "main/mountcheck.h"
 #include "main/optcheck.h"
@@ -223,7 +224,7 @@ static int run_session(const struct cfs_mode *mode, struct fuse_args *args,
 	fk_unmount(lse);
 	/* A worker still in a handler may use the session and the mode's data:
 	 * the daemon ends here, and the kernel fails what it was answering. */
-	if (se->stuck) {
+	if (fk_session_stuck(se)) {
 		fflush(stderr);
 		_exit(1);
 	}

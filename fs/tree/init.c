@@ -22,7 +22,7 @@
  * as on Linux, a default ACL replaces the umask (ops_dir.c).
  *
  * Set-user-ID and set-group-ID bits are the kernel's to kill: the session
- * never asks for FUSE_HANDLE_KILLPRIV (fs/kernel/session.c; tests/fs/acl.sh
+ * never asks for FUSE_HANDLE_KILLPRIV (fs/kernel/handshake.c; tests/fs/acl.sh
  * checks one case).
  */
 void op_init(void *userdata, struct fk_conn *conn)

@@ -244,7 +244,7 @@ static void tree_start(void *data)
 			 "behind our back may go unseen\n");
 }
 
-/* The watcher stops while the workers still answer (fs/kernel/session.h). */
+/* The watcher stops while the workers still answer (fs/kernel/fk.h, fk_options.ending). */
 static void tree_stop(void *data)
 {
 	notice_stop(data);

@@ -1,7 +1,7 @@
 /*
  * The requests an overlay view answers (fs/view/DESIGN.md):
  * ovl_ops.c fills the operation table (no INIT handler: the session's
- * defaults, fs/kernel/session.c); ovl_dir.c names
+ * defaults, fs/kernel/handshake.c); ovl_dir.c names
  * (lookup, listings, creation, removal, rename); file.c one object
  * (attributes, data, extended attributes).
  */

@@ -4,21 +4,23 @@
 # filesystems use), tree/ (the per-directory casefold daemon), view/ (the
 # overlay view) and main/ (the daemon's entry, which chooses between
 # them).  tree/ and view/ never reach each other; common/ reaches neither;
-# kernel/ reaches nothing of ours; nothing reaches main/.  Inside the wings each .c file
-# belongs to the module of the header that declares its functions; a module
-# depends on every header its files include.  Fails, naming the file or the
-# loop, if an include or (in a build) a call crosses the wings the wrong way
-# or if the modules' dependencies form a cycle, or if two wings have a file
-# of the same name; also if any file other than
-# common/names.c calls libcasefold's matching functions (the rule has one
-# home).
+# kernel/ reaches nothing of ours; nothing reaches main/.  Inside every wing
+# each .c file belongs to the module of the header that declares its
+# functions; a module depends on every header its files include.  Fails,
+# naming the file or the loop, if an include or (in a build) a call crosses
+# the wings the wrong way or if the modules' dependencies form a cycle,
+# inside a wing or across them, or if two wings have a file of the same
+# name; if a file outside kernel/ (bench/'s programs included) includes a
+# header of kernel/'s own, not of its interface (the session's insides are
+# kernel/'s alone); also if any file other than common/names.c calls
+# libcasefold's matching functions (the rule has one home).
 set -u
 root=${CF_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-exec python3 -B - "$root/fs" "$root/include" "$root/tests/house" <<'PY'
-import os, re, sys
+exec python3 -B - "$root/fs" "$root/include" "$root/tests/house" "$root/bench" <<'PY'
+import glob, os, re, sys
 
-fs, public = sys.argv[1], sys.argv[2]
+fs, public, bench = sys.argv[1], sys.argv[2], sys.argv[4]
 sys.path.insert(0, sys.argv[3])
 from loops import find_loop
 # What each wing may reach (itself included).
@@ -29,6 +31,11 @@ reaches = {
     'view': {'kernel', 'common', 'view'},
     'main': {'kernel', 'common', 'tree', 'view', 'main'},
 }
+# The headers of kernel/ that other wings may include: the shapes (fk.h,
+# proto.h) and the calls (reply.h, notify.h, session.h, uring.h,
+# fusermount.h).  Any other header there is kernel/'s own.
+interface = {'kernel/' + h for h in
+             ('fk.h', 'proto.h', 'reply.h', 'notify.h', 'session.h', 'uring.h', 'fusermount.h')}
 loose = [f for f in os.listdir(fs) if f.endswith(('.c', '.h'))]
 if loose:
     sys.exit('FAIL: fs/%s is in no wing (kernel/, common/, tree/, view/, main/)' % loose[0])
@@ -55,10 +62,7 @@ def wing(m):
     return m.split('/')[0]
 
 def module(f):
-    """A header is its own module; a .c file joins the header declaring it.
-    kernel/ is one module: the request loop, fk.h its interface to the rest."""
-    if wing(f) == 'kernel':
-        return 'kernel'
+    """A header is its own module; a .c file joins the header declaring it."""
     stem = f[:-2]
     if f.endswith('.h'):
         return stem
@@ -86,6 +90,17 @@ for f in files:
 
 find_loop(deps, 'FAIL: fs/ modules include each other in a loop: %s')
 
+# kernel/'s own headers stay in kernel/ (fuzz/fuzz_dispatch.c, its own
+# test, is not checked).
+outside = [('fs/' + f, text[f]) for f in files if wing(f) != 'kernel']
+outside += [(os.path.relpath(b, os.path.dirname(fs)), open(b, encoding='utf-8').read())
+            for b in sorted(glob.glob(os.path.join(bench, '*.c')))]
+for f, t in outside:
+    for inc in include.findall(t):
+        if inc.startswith('kernel/') and inc not in interface:
+            sys.exit('FAIL: %s includes "%s", which is kernel/\'s own (its interface: %s)' %
+                     (f, inc, ' '.join(sorted(h.split('/')[1] for h in interface))))
+
 # One header per layer: a header that declares everything (one module of
 # every file) would hide any cycle from the check above.
 members = {}
@@ -93,7 +108,7 @@ for f in files:
     if f.endswith('.c'):
         members.setdefault(module(f), []).append(f)
 for m, fl in members.items():
-    if len(fl) > 6 and m not in reaches:
+    if len(fl) > 6:
         sys.exit('FAIL: %s.h declares %d files (%s): one header per layer' % (m, len(fl), ' '.join(fl)))
 
 # What the objects really call (nm), if built: calls between files of
