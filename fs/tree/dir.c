@@ -45,7 +45,7 @@ int dir_lock(struct cfs *fs, struct cfs_inode *dir)
 
 	if (!dir->d)
 		return -ENOTDIR;
-	fd = inode_pin(&fs->nodes, dir);
+	fd = locator_pin(&fs->nodes, dir);
 	pthread_mutex_lock(&dir->d->lock);
 	if (fd == -ESTALE)
 		fd = report_gone(dir);
@@ -103,7 +103,7 @@ void dir_unlock(struct cfs *fs, struct cfs_inode *dir)
 		restamp(dir);
 	dir->d->fd = -1;
 	pthread_mutex_unlock(&dir->d->lock);
-	inode_unpin(&fs->nodes, dir, fd);
+	locator_unpin(&fs->nodes, dir, fd);
 }
 
 /* Locks two directories (or one) in a fixed order: lower address first. */

@@ -75,7 +75,7 @@ void handles_remove(struct cfs_nodes *nt, struct cfs_inode *in)
 }
 
 /* The node whose handle is fh, pinned (release with inode_put), or NULL. */
-struct cfs_inode *inode_find_handle(struct cfs_nodes *nt, const struct file_handle *fh)
+struct cfs_inode *handles_find(struct cfs_nodes *nt, const struct file_handle *fh)
 {
 	struct cfs_inode *in = NULL;
 

@@ -1,6 +1,6 @@
 /*
  * The nodes by file handle (handles.c).  The table lock held, but for
- * inode_find_handle.
+ * handles_find.
  */
 #ifndef CFS_HANDLES_H
 #define CFS_HANDLES_H
@@ -10,6 +10,6 @@
 void handles_add(struct cfs_nodes *nt, struct cfs_inode *in);
 void handles_remove(struct cfs_nodes *nt, struct cfs_inode *in);
 void handles_destroy(struct cfs_nodes *nt);
-struct cfs_inode *inode_find_handle(struct cfs_nodes *nt, const struct file_handle *fh);
+struct cfs_inode *handles_find(struct cfs_nodes *nt, const struct file_handle *fh);
 
 #endif /* CFS_HANDLES_H */

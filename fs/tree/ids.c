@@ -233,8 +233,8 @@ static const struct cfs_id *alias(struct cfs_nodes *nt, struct cfs_inode *in,
 }
 
 /* The id an entry reply gives for in, reached by spelling (NULL: its own). */
-void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, const char *spelling,
-		    fk_ino_t *value, uint64_t *generation)
+void ids_entry(struct cfs_nodes *nt, struct cfs_inode *in, const char *spelling,
+	       fk_ino_t *value, uint64_t *generation)
 {
 	const struct cfs_id *e = &in->id;  /* immutable: read without the lock */
 
@@ -280,7 +280,7 @@ struct cfs_inode *ids_forget(struct cfs_nodes *nt, fk_ino_t ino, uint64_t n)
 	return in;
 }
 
-fk_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)
+fk_ino_t ids_value(struct cfs_nodes *nt, struct cfs_inode *in)
 {
 	(void)nt;
 	return in->id.value;  /* immutable */
@@ -290,7 +290,7 @@ fk_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in)
  * The node of an id the kernel holds a reference on: one the daemon handed
  * out and the kernel has not forgotten, so it is in the set.
  */
-struct cfs_inode *inode_get(struct cfs_nodes *nt, fk_ino_t ino)
+struct cfs_inode *ids_node(struct cfs_nodes *nt, fk_ino_t ino)
 {
 	struct cfs_id *e;
 

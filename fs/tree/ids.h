@@ -16,10 +16,10 @@ void ids_free_aliases(struct cfs_inode *in);
 bool ids_derived(fk_ino_t value);
 void ids_handle(fk_ino_t value, union inode_handle *h);
 struct cfs_inode *ids_ref(struct cfs_nodes *nt, fk_ino_t value, uint64_t *generation);
-struct cfs_inode *inode_get(struct cfs_nodes *nt, fk_ino_t ino);
-fk_ino_t inode_id(struct cfs_nodes *nt, struct cfs_inode *in);
-void inode_entry_id(struct cfs_nodes *nt, struct cfs_inode *in, const char *spelling,
-		    fk_ino_t *id, uint64_t *generation);
+struct cfs_inode *ids_node(struct cfs_nodes *nt, fk_ino_t ino);
+fk_ino_t ids_value(struct cfs_nodes *nt, struct cfs_inode *in);
+void ids_entry(struct cfs_nodes *nt, struct cfs_inode *in, const char *spelling,
+	       fk_ino_t *id, uint64_t *generation);
 struct cfs_inode *ids_forget(struct cfs_nodes *nt, fk_ino_t ino, uint64_t n);
 
 #endif /* CFS_IDS_H */

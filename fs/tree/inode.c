@@ -306,7 +306,7 @@ static void release(struct cfs_nodes *nt, struct cfs_inode *in, bool pin)
 	}
 }
 
-/* Drops a pin taken without a descriptor (inode_pin's failure path). */
+/* Drops a pin taken without a descriptor (locator_pin's failure path). */
 void inode_put(struct cfs_nodes *nt, struct cfs_inode *in)
 {
 	release(nt, in, true);
@@ -876,7 +876,7 @@ static bool reached_otherwise(const struct cfs_inode *in, const struct stat *st,
 /*
  * The node of the entry name of the directory dfd, pinned (inode_put ends
  * the pin), if removing the name leaves it without a way to its object
- * (inode_hold_name); NULL otherwise.
+ * (locator_hold_name); NULL otherwise.
  */
 struct cfs_inode *inode_find_to_hold(struct cfs_nodes *nt, int dfd, const char *name)
 {

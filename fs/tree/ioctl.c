@@ -36,7 +36,7 @@ static int open_backing(struct cfs *fs, struct cfs_inode *in)
 {
 	if (!S_ISREG(in->type) && !S_ISDIR(in->type))
 		return -ENOTTY;
-	return inode_open(&fs->nodes, in, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	return locator_open(&fs->nodes, in, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 }
 
 /*
@@ -275,7 +275,7 @@ void op_ioctl(fk_req_t req, fk_ino_t ino, unsigned int cmd, void *arg,
 	       size_t in_bufsz, size_t out_bufsz)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(&fs->nodes, ino);
+	struct cfs_inode *in = ids_node(&fs->nodes, ino);
 	unsigned int v;
 	struct fsxattr fa;
 	int err, gen;

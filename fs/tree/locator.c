@@ -27,7 +27,7 @@
  * descriptors, the cache gives one back and the caller retries.  True if
  * it should (fdcache_shed).
  */
-bool inode_shed(struct cfs_nodes *nt, int err)
+bool locator_shed(struct cfs_nodes *nt, int err)
 {
 	return fdcache_shed(&nt->fdc, err);
 }
@@ -48,7 +48,7 @@ static int open_handle(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 	pthread_mutex_unlock(&nt->lock);
 	do
 		fd = open_by_handle_at(nt->mount_fd, &h.fh, flags | O_CLOEXEC);
-	while (fd < 0 && inode_shed(nt, errno));
+	while (fd < 0 && locator_shed(nt, errno));
 	if (fd >= 0)
 		return fd;
 	if (errno != ENOENT && errno != ESTALE)
@@ -188,7 +188,7 @@ static int fd_of_pinned(struct cfs_nodes *nt, struct cfs_inode *in)
 
 		if (fd >= 0) {
 			err = reopen_at(fd, s->name, s->in);
-			inode_unpin(nt, cur, fd);
+			locator_unpin(nt, cur, fd);
 			fd = err >= 0 ? install(nt, s->in, err) : err;
 		} else {
 			inode_put(nt, cur);
@@ -201,10 +201,10 @@ static int fd_of_pinned(struct cfs_nodes *nt, struct cfs_inode *in)
 }
 
 /*
- * The node's backing descriptor, valid until inode_unpin; the node cannot
+ * The node's backing descriptor, valid until locator_unpin; the node cannot
  * be freed meanwhile.  Returns the descriptor or -errno.
  */
-int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in)
+int locator_pin(struct cfs_nodes *nt, struct cfs_inode *in)
 {
 	int fd;
 
@@ -221,7 +221,7 @@ int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in)
  * For a node with a path locator and no cached descriptor: its parent,
  * pinned, its descriptor in *pfd and the node's name there in name; NULL
  * when in has no such locator, has a descriptor now, or its parent cannot
- * be reached.  inode_unpin(nt, parent, *pfd) ends the pin.
+ * be reached.  locator_unpin(nt, parent, *pfd) ends the pin.
  */
 static struct cfs_inode *locator_parent(struct cfs_nodes *nt, struct cfs_inode *in,
 					char name[static NAME_MAX + 1], int *pfd)
@@ -304,8 +304,8 @@ static bool open_by_name(struct cfs_nodes *nt, struct cfs_inode *in, int flags, 
 		return false;
 	do
 		r = syscall(SYS_openat2, pfd, name, &how, sizeof(how));
-	while (r < 0 && inode_shed(nt, errno));
-	inode_unpin(nt, parent, pfd);
+	while (r < 0 && locator_shed(nt, errno));
+	locator_unpin(nt, parent, pfd);
 	if (r < 0)
 		return false;
 	*fd = (int)r;
@@ -328,7 +328,7 @@ static bool open_by_name(struct cfs_nodes *nt, struct cfs_inode *in, int flags, 
  * with *err 0 and st filled, or -ESTALE (the name leads to another
  * object); false: the caller pins the node instead.
  */
-bool inode_stat_unpinned(struct cfs_nodes *nt, struct cfs_inode *in, struct stat *st, int *err)
+bool locator_stat_unpinned(struct cfs_nodes *nt, struct cfs_inode *in, struct stat *st, int *err)
 {
 	struct cfs_inode *parent;
 	char name[NAME_MAX + 1];
@@ -341,7 +341,7 @@ bool inode_stat_unpinned(struct cfs_nodes *nt, struct cfs_inode *in, struct stat
 	if (!parent)
 		return false;
 	r = statx(pfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &x);
-	inode_unpin(nt, parent, pfd);
+	locator_unpin(nt, parent, pfd);
 	if (r < 0 || (x.stx_attributes_mask & x.stx_attributes & STATX_ATTR_MOUNT_ROOT))
 		return false;
 	stat_from_statx(&x, st);
@@ -350,7 +350,7 @@ bool inode_stat_unpinned(struct cfs_nodes *nt, struct cfs_inode *in, struct stat
 	return true;
 }
 
-/* inode_open, once, with flags as given. */
+/* locator_open, once, with flags as given. */
 static int open_once(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 {
 	int pfd, fd, err;
@@ -364,15 +364,15 @@ static int open_once(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 		return open_handle(nt, in, flags);
 	if (!cached && by_name(nt, in, flags) && open_by_name(nt, in, flags, &fd))
 		return fd;
-	pfd = inode_pin(nt, in);
+	pfd = locator_pin(nt, in);
 	if (pfd < 0)
 		return pfd;
 	fd_procpath(pfd, path);
 	do
 		fd = open(path, flags | O_CLOEXEC);
-	while (fd < 0 && inode_shed(nt, errno));
+	while (fd < 0 && locator_shed(nt, errno));
 	err = errno;
-	inode_unpin(nt, in, pfd);
+	locator_unpin(nt, in, pfd);
 	return fd < 0 ? -err : fd;
 }
 
@@ -401,7 +401,7 @@ static bool nonblock_inert(const struct cfs_nodes *nt, const struct cfs_inode *i
  * could have been swapped.  A lease conflict waits only within the bound
  * of leases.h.  Returns it or -errno.
  */
-int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
+int locator_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 {
 	int fd = open_once(nt, in, flags | O_NONBLOCK);
 
@@ -420,8 +420,8 @@ int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags)
 	return fd;
 }
 
-/* Ends a pin; fd is what inode_pin returned. */
-void inode_unpin(struct cfs_nodes *nt, struct cfs_inode *in, int fd)
+/* Ends a pin; fd is what locator_pin returned. */
+void locator_unpin(struct cfs_nodes *nt, struct cfs_inode *in, int fd)
 {
 	bool mine;
 
@@ -441,9 +441,9 @@ void inode_unpin(struct cfs_nodes *nt, struct cfs_inode *in, int fd)
  * kernel still uses it.  A node whose descriptor gives way reaches its
  * object only by handle, or not at all (ESTALE), as if it had none.
  */
-int inode_hold(struct cfs_nodes *nt, struct cfs_inode *in)
+int locator_hold(struct cfs_nodes *nt, struct cfs_inode *in)
 {
-	int fd = inode_pin(nt, in), evicted;
+	int fd = locator_pin(nt, in), evicted;
 	bool held;
 
 	if (fd < 0)
@@ -457,7 +457,7 @@ int inode_hold(struct cfs_nodes *nt, struct cfs_inode *in)
 	pthread_mutex_unlock(&nt->lock);
 	if (evicted >= 0)
 		close(evicted);
-	inode_unpin(nt, in, fd);
+	locator_unpin(nt, in, fd);
 	return 0;
 }
 /*
@@ -466,12 +466,12 @@ int inode_hold(struct cfs_nodes *nt, struct cfs_inode *in)
  * a descriptor to it, since the name will not reach it afterwards.  A file
  * handle still opens an object that is unlinked but in use.
  */
-void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name)
+void locator_hold_name(struct cfs_nodes *nt, int dfd, const char *name)
 {
 	struct cfs_inode *in = inode_find_to_hold(nt, dfd, name);
 
 	if (!in)
 		return;
-	inode_hold(nt, in);
+	locator_hold(nt, in);
 	inode_put(nt, in);
 }

@@ -7,12 +7,12 @@
 
 #include "tree/node.h"
 
-int inode_pin(struct cfs_nodes *nt, struct cfs_inode *in);
-void inode_unpin(struct cfs_nodes *nt, struct cfs_inode *in, int fd);
-int inode_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags);
-bool inode_stat_unpinned(struct cfs_nodes *nt, struct cfs_inode *in, struct stat *st, int *err);
-int inode_hold(struct cfs_nodes *nt, struct cfs_inode *in);
-bool inode_shed(struct cfs_nodes *nt, int err);
-void inode_hold_name(struct cfs_nodes *nt, int dfd, const char *name);
+int locator_pin(struct cfs_nodes *nt, struct cfs_inode *in);
+void locator_unpin(struct cfs_nodes *nt, struct cfs_inode *in, int fd);
+int locator_open(struct cfs_nodes *nt, struct cfs_inode *in, int flags);
+bool locator_stat_unpinned(struct cfs_nodes *nt, struct cfs_inode *in, struct stat *st, int *err);
+int locator_hold(struct cfs_nodes *nt, struct cfs_inode *in);
+bool locator_shed(struct cfs_nodes *nt, int err);
+void locator_hold_name(struct cfs_nodes *nt, int dfd, const char *name);
 
 #endif /* CFS_LOCATOR_H */

@@ -140,7 +140,7 @@ struct cfs_nodes {
 	bool hold_all;              /* removal holds a descriptor for handle
 				       nodes too (files open without OPEN) */
 	bool local;                 /* the root's filesystem is a local one
-				       (inode_open keeps O_NONBLOCK there) */
+				       (locator_open keeps O_NONBLOCK there) */
 	bool open_by_name;          /* the daemon may open no more than its
 				       user could: a path locator's object
 				       is opened by name (locator.c) */

@@ -252,7 +252,7 @@ static void rule_behind(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *
 
 static void entry_changed(struct cfs *fs, struct cfs_inode *dir, const char *name)
 {
-	fk_ino_t id = inode_id(&fs->nodes, dir);
+	fk_ino_t id = ids_value(&fs->nodes, dir);
 	struct cfs_name n = names_name(name);
 
 	if (!dir->d)
@@ -265,7 +265,7 @@ static void entry_changed(struct cfs *fs, struct cfs_inode *dir, const char *nam
 
 static void object_changed(struct cfs *fs, struct cfs_inode *in, bool data, bool attrib)
 {
-	fk_ino_t id = inode_id(&fs->nodes, in);
+	fk_ino_t id = ids_value(&fs->nodes, in);
 
 	/* Maybe a directory's flag: dentries handed out under the old rule. */
 	if (in->d && attrib)
@@ -300,7 +300,7 @@ static void everything_changed(struct cfs *fs)
  */
 static struct cfs_inode *node_of_handle(struct cfs *fs, struct file_handle *fh)
 {
-	struct cfs_inode *in = inode_find_handle(&fs->nodes, fh);
+	struct cfs_inode *in = handles_find(&fs->nodes, fh);
 	struct stat st;
 	bool ok;
 	int fd;
@@ -379,13 +379,13 @@ static struct cfs_inode *node_in(struct cfs *fs, struct cfs_inode *dir, const ch
 {
 	struct cfs_inode *in = NULL;
 	struct stat st;
-	int fd = inode_pin(&fs->nodes, dir);
+	int fd = locator_pin(&fs->nodes, dir);
 
 	if (fd < 0)
 		return NULL;
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		in = inode_find(&fs->nodes, st.st_dev, st.st_ino);
-	inode_unpin(&fs->nodes, dir, fd);
+	locator_unpin(&fs->nodes, dir, fd);
 	return in;
 }
 

@@ -57,11 +57,11 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *g
 
 	if (watch_wanted(fs, in)) {
 		/* Its entries may be cached only once their changes are watched. */
-		int fd = inode_pin(&fs->nodes, in);
+		int fd = locator_pin(&fs->nodes, in);
 
 		if (fd >= 0) {
 			watch_dir(fs, in, fd);
-			inode_unpin(&fs->nodes, in, fd);
+			locator_unpin(&fs->nodes, in, fd);
 		}
 	}
 	watch_found(fs, dir, in);
@@ -71,7 +71,7 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *g
 		/* Notices invalidate the node's own id, not its aliases. */
 		e->attr_timeout = fs->timeout;
 	}
-	inode_entry_id(&fs->nodes, in, spelling, &e->ino, &e->generation);
+	ids_entry(&fs->nodes, in, spelling, &e->ino, &e->generation);
 	e->entry_timeout = dcache_positive(fs, dir, given, stored);
 }
 
@@ -126,17 +126,17 @@ static int lookup_special(struct cfs *fs, fk_ino_t parent, bool dot,
 		err = inode_lookup_id(&fs->nodes, parent, &in, &e->generation);
 		if (err < 0)
 			return err;
-		fd = inode_pin(&fs->nodes, in);
+		fd = locator_pin(&fs->nodes, in);
 		err = fd < 0 ? fd : fstat(fd, &e->attr) < 0 ? -errno : 0;
 		if (fd >= 0)
-			inode_unpin(&fs->nodes, in, fd);
+			locator_unpin(&fs->nodes, in, fd);
 		if (err < 0) {
 			inode_forget_id(&fs->nodes, parent, 1);
 			return err == -ENOENT ? -ESTALE : err;
 		}
 		e->ino = parent;
 	} else {
-		dir = inode_get(&fs->nodes, parent);
+		dir = ids_node(&fs->nodes, parent);
 		err = dir_lock(fs, dir);
 		if (err < 0)
 			return err;
@@ -144,7 +144,7 @@ static int lookup_special(struct cfs *fs, fk_ino_t parent, bool dot,
 		dir_unlock(fs, dir);
 		if (err < 0)
 			return err;
-		inode_entry_id(&fs->nodes, in, NULL, &e->ino, &e->generation);
+		ids_entry(&fs->nodes, in, NULL, &e->ino, &e->generation);
 	}
 	e->attr_timeout = dcache_ttl(fs, in);
 	return 0;
@@ -168,7 +168,7 @@ void op_lookup(fk_req_t req, fk_ino_t parent, const char *name)
 			fk_reply_entry(req, &e);
 		return;
 	}
-	dir = inode_get(&fs->nodes, parent);
+	dir = ids_node(&fs->nodes, parent);
 	err = dir_lock(fs, dir);
 	if (err == 0) {
 		err = dir_resolve_stat(fs, dir, &n, stored, &st);
@@ -442,7 +442,7 @@ static void make_node(fk_req_t req, fk_ino_t parent, const char *name,
 		      struct newnode *n)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
+	struct cfs_inode *dir = ids_node(&fs->nodes, parent);
 	struct cfs_name nm = names_name(name);
 	struct fk_entry_param e;
 	int err;
@@ -486,15 +486,15 @@ void op_symlink(fk_req_t req, const char *target, fk_ino_t parent,
 void op_link(fk_req_t req, fk_ino_t ino, fk_ino_t newparent, const char *newname)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(&fs->nodes, ino);
-	struct newnode n = { .link_fd = inode_pin(&fs->nodes, in) };
+	struct cfs_inode *in = ids_node(&fs->nodes, ino);
+	struct newnode n = { .link_fd = locator_pin(&fs->nodes, in) };
 
 	if (n.link_fd < 0) {
 		fk_reply_err(req, -n.link_fd);
 		return;
 	}
 	make_node(req, newparent, newname, &n);
-	inode_unpin(&fs->nodes, in, n.link_fd);
+	locator_unpin(&fs->nodes, in, n.link_fd);
 }
 
 /* The node of the file we just created as name, open as fd, as st says. */
@@ -541,7 +541,7 @@ static int create_locked(fk_req_t req, struct cfs_inode *dir, struct cfs_name *n
 	do
 		fd = openat(dir->d->fd, name->s, fi->flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    creation_mode(req, dir, mode));
-	while (fd < 0 && inode_shed(&fs->nodes, errno));
+	while (fd < 0 && locator_shed(&fs->nodes, errno));
 	echo_settle(&op, fd >= 0);
 	if (fd < 0)
 		return -errno;
@@ -564,7 +564,7 @@ void op_create(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode,
 		      struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
+	struct cfs_inode *dir = ids_node(&fs->nodes, parent);
 	struct cfs_name nm = names_name(name);
 	struct fk_entry_param e;
 	int fd;
@@ -578,10 +578,10 @@ void op_create(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode,
 	} else {
 		bool kept = !fs->no_open;  /* file_created closes it otherwise */
 
-		fi->fh = file_created(fs, inode_get(&fs->nodes, e.ino), fd, fi->flags);
+		fi->fh = file_created(fs, ids_node(&fs->nodes, e.ino), fd, fi->flags);
 		fi->noflush = file_noflush(fs, fi->flags);
 		if (file_reply_open(req, fi, kept ? fd : -1, &e) != 0)
-			file_closed(fs, inode_get(&fs->nodes, e.ino), fi->fh);
+			file_closed(fs, ids_node(&fs->nodes, e.ino), fi->fh);
 	}
 	dir_unlock(fs, dir);  /* after the reply, as in make_node */
 }
@@ -589,7 +589,7 @@ void op_create(fk_req_t req, fk_ino_t parent, const char *name, mode_t mode,
 static void remove_entry(fk_req_t req, fk_ino_t parent, const char *name, int flags)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
+	struct cfs_inode *dir = ids_node(&fs->nodes, parent);
 	struct cfs_name n = names_name(name), sn;
 	struct echo_op op = ECHO_OP;
 	char stored[CFS_NAME_MAX + 1];
@@ -599,7 +599,7 @@ static void remove_entry(fk_req_t req, fk_ino_t parent, const char *name, int fl
 		return;
 	err = dir_resolve(fs, dir, &n, stored);
 	if (err == 0) {
-		inode_hold_name(&fs->nodes, dir->d->fd, stored);
+		locator_hold_name(&fs->nodes, dir->d->fd, stored);
 		echo_expect(fs, &op, dir, IN_DELETE, stored);
 		err = caller_unlinkat(req, dir->d->fd, &dir->d->st, stored, flags);
 		echo_settle(&op, err == 0);
@@ -720,7 +720,7 @@ static int do_rename(fk_req_t req, struct cfs_inode *dir, struct cfs_name *name,
 		goto renamed;
 	}
 	if (replacing && !(flags & RENAME_EXCHANGE))
-		inode_hold_name(&fs->nodes, ndfd, to);
+		locator_hold_name(&fs->nodes, ndfd, to);
 	err = rename_backing(req, dir, from, ndir, to, flags);
 	if (err < 0)
 		return err;
@@ -759,8 +759,8 @@ void op_rename(fk_req_t req, fk_ino_t parent, const char *name,
 		      fk_ino_t newparent, const char *newname, unsigned int flags)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(&fs->nodes, parent);
-	struct cfs_inode *ndir = inode_get(&fs->nodes, newparent);
+	struct cfs_inode *dir = ids_node(&fs->nodes, parent);
+	struct cfs_inode *ndir = ids_node(&fs->nodes, newparent);
 	struct cfs_name n = names_name(name), nn = names_name(newname);
 	int err;
 

@@ -57,7 +57,7 @@ static int io_fd(struct cfs *fs, fk_ino_t ino, const struct fk_file_info *fi, in
 	*fresh = fd < 0;
 	if (fd >= 0)
 		return fd;
-	return inode_open(&fs->nodes, inode_get(&fs->nodes, ino), flags);
+	return locator_open(&fs->nodes, ids_node(&fs->nodes, ino), flags);
 }
 
 static void io_done(int fd, bool fresh)
@@ -139,26 +139,26 @@ static void reply_attr(fk_req_t req, struct cfs_inode *in)
 	struct stat st;
 	int fd, err;
 
-	if (inode_stat_unpinned(&fs->nodes, in, &st, &err)) {
+	if (locator_stat_unpinned(&fs->nodes, in, &st, &err)) {
 		if (err < 0)
 			fk_reply_err(req, -err);
 		else
 			fk_reply_attr(req, &st, dcache_ttl(fs, in));
 		return;
 	}
-	fd = inode_pin(&fs->nodes, in);
+	fd = locator_pin(&fs->nodes, in);
 	if (fd < 0) {
 		fk_reply_err(req, -fd);
 		return;
 	}
 	reply_attr_fd(req, in, fd);
-	inode_unpin(&fs->nodes, in, fd);
+	locator_unpin(&fs->nodes, in, fd);
 }
 
 /* An open regular file answers through its own descriptor: no pin. */
 void op_getattr(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
-	struct cfs_inode *in = inode_get(&cfs_of(req)->nodes, ino);
+	struct cfs_inode *in = ids_node(&cfs_of(req)->nodes, ino);
 
 	if (fi && S_ISREG(in->type) && fh_fd(fi) >= 0)
 		reply_attr_fd(req, in, fh_fd(fi));
@@ -233,10 +233,10 @@ void op_setattr(fk_req_t req, fk_ino_t ino, struct stat *attr, int valid,
 		       struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(&fs->nodes, ino);
+	struct cfs_inode *in = ids_node(&fs->nodes, ino);
 	/* Only regular files have a descriptor in fh (directories: a handle). */
 	int fd = fi && S_ISREG(in->type) ? fh_fd(fi) : -1;  /* -1: none */
-	int pfd = inode_pin(&fs->nodes, in), err, chowning, setid = 0;
+	int pfd = locator_pin(&fs->nodes, in), err, chowning, setid = 0;
 	struct stat st;
 	mode_t kill = 0;
 
@@ -245,9 +245,9 @@ void op_setattr(fk_req_t req, fk_ino_t ino, struct stat *attr, int valid,
 		return;
 	}
 	/* truncate(2) by path: opened here, so that a lease on the file is
-	 * waited for only within inode_open's bound (locator.c). */
+	 * waited for only within locator_open's bound (locator.c). */
 	int own = fd < 0 && (valid & FATTR_SIZE) && S_ISREG(in->type) ?
-		  inode_open(&fs->nodes, in, O_WRONLY) : -1;
+		  locator_open(&fs->nodes, in, O_WRONLY) : -1;
 	int io = own >= 0 ? own : fd;
 
 	err = own < -1 ? own : 0;
@@ -268,15 +268,15 @@ void op_setattr(fk_req_t req, fk_ino_t ino, struct stat *attr, int valid,
 		fk_reply_err(req, -err);
 	else
 		reply_attr_fd(req, in, pfd);
-	inode_unpin(&fs->nodes, in, pfd);
+	locator_unpin(&fs->nodes, in, pfd);
 }
 
 void op_readlink(fk_req_t req, fk_ino_t ino)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(&fs->nodes, ino);
+	struct cfs_inode *in = ids_node(&fs->nodes, ino);
 	char buf[PATH_MAX + 1];
-	int fd = inode_pin(&fs->nodes, in);
+	int fd = locator_pin(&fs->nodes, in);
 	ssize_t n;
 
 	if (fd < 0) {
@@ -284,7 +284,7 @@ void op_readlink(fk_req_t req, fk_ino_t ino)
 		return;
 	}
 	n = readlinkat(fd, "", buf, sizeof(buf));
-	inode_unpin(&fs->nodes, in, fd);
+	locator_unpin(&fs->nodes, in, fd);
 	if (n < 0)
 		fk_reply_err(req, errno);
 	else if (n > PATH_MAX)
@@ -325,7 +325,7 @@ static bool for_writing(int flags)
 void op_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(&fs->nodes, ino);
+	struct cfs_inode *in = ids_node(&fs->nodes, ino);
 	bool writer = S_ISREG(in->type) && for_writing(fi->flags);
 	int fd, err;
 
@@ -341,8 +341,8 @@ void op_open(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 	fi->keep_cache = !fi->direct_io && watch_covers(fs, in);
 	fi->noflush = file_noflush(fs, fi->flags);
 	/* The kernel never opens symlinks here; O_NOFOLLOW would refuse the
-	 * magic link inode_open goes through. */
-	fd = inode_open(&fs->nodes, in, fi->flags & ~O_NOFOLLOW);
+	 * magic link locator_open goes through. */
+	fd = locator_open(&fs->nodes, in, fi->flags & ~O_NOFOLLOW);
 	if (fd < 0) {
 		fk_reply_err(req, -fd);
 		if (writer)
@@ -486,7 +486,7 @@ void op_release(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
 
-	file_closed(fs, inode_get(&fs->nodes, ino), fi->fh);
+	file_closed(fs, ids_node(&fs->nodes, ino), fi->fh);
 	fk_reply_err(req, 0);
 }
 
@@ -530,20 +530,20 @@ void op_fallocate(fk_req_t req, fk_ino_t ino, int mode, off_t off, off_t len,
 void op_statfs(fk_req_t req, fk_ino_t ino)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(&fs->nodes, ino);
+	struct cfs_inode *in = ids_node(&fs->nodes, ino);
 	int fd, r;
 	struct statvfs sv;
 
 	if (in->handle_len)
 		in = fs->nodes.root;
-	fd = inode_pin(&fs->nodes, in);
+	fd = locator_pin(&fs->nodes, in);
 
 	if (fd < 0) {
 		fk_reply_err(req, -fd);
 		return;
 	}
 	r = fstatvfs(fd, &sv);
-	inode_unpin(&fs->nodes, in, fd);
+	locator_unpin(&fs->nodes, in, fd);
 	if (r < 0) {
 		fk_reply_err(req, errno);
 		return;
@@ -558,7 +558,7 @@ void op_statfs(fk_req_t req, fk_ino_t ino)
  */
 static int pin_path(struct cfs *fs, struct cfs_inode *in, char path[static 32])
 {
-	int fd = inode_pin(&fs->nodes, in);
+	int fd = locator_pin(&fs->nodes, in);
 
 	if (fd >= 0)
 		fd_procpath(fd, path);
@@ -575,7 +575,7 @@ void op_setxattr(fk_req_t req, fk_ino_t ino, const char *name,
 			const char *value, size_t size, int flags)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(&fs->nodes, ino);
+	struct cfs_inode *in = ids_node(&fs->nodes, ino);
 	char path[32];
 	int fd, err;
 
@@ -589,14 +589,14 @@ void op_setxattr(fk_req_t req, fk_ino_t ino, const char *name,
 		return;
 	}
 	err = setxattr(path, name, value, size, flags) < 0 ? errno : 0;
-	inode_unpin(&fs->nodes, in, fd);
+	locator_unpin(&fs->nodes, in, fd);
 	fk_reply_err(req, err);
 }
 
 void op_removexattr(fk_req_t req, fk_ino_t ino, const char *name)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(&fs->nodes, ino);
+	struct cfs_inode *in = ids_node(&fs->nodes, ino);
 	char path[32];
 	int fd, err;
 
@@ -610,7 +610,7 @@ void op_removexattr(fk_req_t req, fk_ino_t ino, const char *name)
 		return;
 	}
 	err = removexattr(path, name) < 0 ? errno : 0;
-	inode_unpin(&fs->nodes, in, fd);
+	locator_unpin(&fs->nodes, in, fd);
 	fk_reply_err(req, err);
 }
 
@@ -654,7 +654,7 @@ static void reply_stats(fk_req_t req, struct cfs_inode *in, const char *name,
 void op_getxattr(fk_req_t req, fk_ino_t ino, const char *name, size_t size)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(&fs->nodes, ino);
+	struct cfs_inode *in = ids_node(&fs->nodes, ino);
 	char path[32], *buf = NULL;
 	int fd, err;
 	ssize_t n;
@@ -675,7 +675,7 @@ void op_getxattr(fk_req_t req, fk_ino_t ino, const char *name, size_t size)
 	}
 	n = getxattr(path, name, buf, size);
 	err = errno;
-	inode_unpin(&fs->nodes, in, fd);
+	locator_unpin(&fs->nodes, in, fd);
 	xattrs_reply(req, size, buf, n < 0 ? -err : n);
 	free(buf);
 }
@@ -683,7 +683,7 @@ void op_getxattr(fk_req_t req, fk_ino_t ino, const char *name, size_t size)
 void op_listxattr(fk_req_t req, fk_ino_t ino, size_t size)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *in = inode_get(&fs->nodes, ino);
+	struct cfs_inode *in = ids_node(&fs->nodes, ino);
 	char path[32], *list = NULL;
 	int fd = pin_path(fs, in, path);
 	ssize_t n;
@@ -693,7 +693,7 @@ void op_listxattr(fk_req_t req, fk_ino_t ino, size_t size)
 		return;
 	}
 	n = xattrs_list(req, path, ours, &list);
-	inode_unpin(&fs->nodes, in, fd);
+	locator_unpin(&fs->nodes, in, fd);
 	xattrs_reply(req, size, list, n);
 	free(list);
 }

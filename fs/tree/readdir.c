@@ -23,7 +23,7 @@
 /* A fresh descriptor for reading dir's entries, or -errno. */
 static int open_listing(struct cfs *fs, struct cfs_inode *dir)
 {
-	return inode_open(&fs->nodes, dir, O_RDONLY | O_DIRECTORY);
+	return locator_open(&fs->nodes, dir, O_RDONLY | O_DIRECTORY);
 }
 
 /*
@@ -66,7 +66,7 @@ void op_readdir(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
 		       struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
-	struct cfs_inode *dir = inode_get(&fs->nodes, ino);
+	struct cfs_inode *dir = ids_node(&fs->nodes, ino);
 	char *buf = malloc(size);
 	int fd = buf ? open_listing(fs, dir) : -ENOMEM;
 	ssize_t n = fd;
@@ -105,7 +105,7 @@ void op_fsyncdir(fk_req_t req, fk_ino_t ino, int datasync,
 			struct fk_file_info *fi)
 {
 	struct cfs *fs = cfs_of(req);
-	int fd = open_listing(fs, inode_get(&fs->nodes, ino)), err = 0;
+	int fd = open_listing(fs, ids_node(&fs->nodes, ino)), err = 0;
 
 	(void)fi;
 	if (fd < 0) {
