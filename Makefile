@@ -160,6 +160,12 @@ $(O)/mktables: $(GEN_SRC) $(wildcard gen/*.h)
 $(O)/tests/%: tests/unit/%.c $(STATIC) $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -Itests/unit -Ilib -o $@ $< $(STATIC) $(ALLLDFLAGS) $(TEST_LIBS)
+# fs/kernel's replies, byte for byte: the decoder and the replies compiled in.
+REPLY_SRC := fs/kernel/dispatch.c fs/kernel/reply.c fs/kernel/backing.c
+$(O)/tests/test_replies: tests/unit/test_replies.c $(REPLY_SRC) $(wildcard fs/kernel/*.h) tests/unit/check.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CF_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN_CFLAGS) -Itests/unit -Ifs -o $@ $< \
+	    $(REPLY_SRC) $(ALLLDFLAGS) -lpthread
 # The compiler and flags of this build, for the C helpers tests build at
 # test time (tests/lib.sh: cf_cc).
 $(O)/toolchain: FORCE
@@ -214,12 +220,15 @@ $(O)/fuzz/%: fuzz/%.c fuzz/fuzz.h $(LIB_SRC) $(wildcard lib/*.h lib/tables/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(WARN) $(CF_CPPFLAGS) $(CPPFLAGS) -Ilib -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=all -o $@ $< $(LIB_SRC) -lext2fs -lcom_err
-# The request decoder alone: fs/kernel's dispatch and replies, no kernel.
-FUZZ_KERNEL_SRC := fs/kernel/dispatch.c fs/kernel/reply.c fs/kernel/backing.c
+# The request decoder alone: fs/kernel's dispatch, INIT and replies, no kernel
+# (uring.c only because INIT may make the rings; the fuzzer never asks it to).
+FUZZ_KERNEL_SRC := fs/kernel/dispatch.c fs/kernel/handshake.c fs/kernel/reply.c \
+	fs/kernel/backing.c fs/kernel/uring.c fs/kernel/ended.c
 $(O)/fuzz/fuzz_dispatch: fuzz/fuzz_dispatch.c $(FUZZ_KERNEL_SRC) $(wildcard fs/kernel/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(WARN) $(CF_CPPFLAGS) $(CPPFLAGS) -Ifs -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=all -o $@ $< $(FUZZ_KERNEL_SRC) -lpthread
+	$(FUZZ_CC) $(WARN) $(CF_CPPFLAGS) $(CPPFLAGS) $(URING_CFLAGS) -Ifs -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< \
+	    $(FUZZ_KERNEL_SRC) $(URING_LIBS) -lpthread
 fuzz-targets: $(FUZZ_TARGETS)
 fuzz: fuzz-targets
 	tests/fuzz/seeds $(O)/fuzz/corpus

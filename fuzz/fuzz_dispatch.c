@@ -9,6 +9,12 @@
  * each success has its opcode's layout; a handler sees only bytes of the
  * request (ASan: the request is a buffer of exactly its length).
  *
+ * With FLAG_INIT the request is instead a session's first, for INIT's
+ * handshake (handshake.c): one reply to an INIT at least as long as the
+ * oldest protocol's (7.23), none to anything else; a newer major gets ours
+ * back, an older protocol EPROTO, any other INIT an answer that takes
+ * nothing the kernel did not offer.
+ *
  * Input: byte 0 chooses how the request comes (FLAG_* below); the rest is
  * the request as read(2) gives it, fuse_in_header first, whose len is set
  * to the request's length unless FLAG_KEEP_LEN.
@@ -24,6 +30,7 @@
 
 #include "kernel/backing.h"
 #include "kernel/dispatch.h"
+#include "kernel/handshake.h"
 #include "kernel/reply.h"
 
 #define FUZZ_ASSERT(cond, what)                                                  \
@@ -39,7 +46,8 @@ enum {
 	FLAG_KEEP_LEN = 2,    /* the header's len as given, not the request's */
 	FLAG_NO_OPS = 4,      /* an empty operation table: libfuse's answers */
 	FLAG_IOCTL_DIR = 8,   /* INIT took FUSE_HAS_IOCTL_DIR */
-	FLAG_PASSTHROUGH = 16 /* INIT took FUSE_PASSTHROUGH: opens are counted */
+	FLAG_PASSTHROUGH = 16, /* INIT took FUSE_PASSTHROUGH: opens are counted */
+	FLAG_INIT = 32        /* the session's first request: the handshake */
 };
 
 /* Room for READ's data and a listing, as a worker's buffer would give. */
@@ -462,6 +470,10 @@ static void check_layout(uint32_t opcode, const char *p, size_t n)
 	case FUSE_READLINK:
 		FUZZ_ASSERT(n == 6, "readlink layout");
 		break;
+	case FUSE_INIT:
+		/* Ours back to a newer major (8 bytes), or the whole answer. */
+		FUZZ_ASSERT(n == 8 || n == sizeof(struct fk_init_out), "init layout");
+		break;
 	default:
 		FUZZ_ASSERT(n == 0, "no payload");
 	}
@@ -511,6 +523,45 @@ static unsigned ring_answer(const struct fuse_in_header *ih, const struct fk_rin
 	return 1;
 }
 
+/*
+ * The handshake on a fresh session: a reply to INIT alone, and what it
+ * says; r is what fk_handshake returned.
+ */
+static void check_handshake(const struct fuse_in_header *ih, const char *req, size_t len, int r)
+{
+	static char buf[4096];
+	const struct fuse_init_in *in = (const void *)(req + sizeof(*ih));
+	struct fuse_out_header oh;
+	struct fk_init_out out = { 0 };
+	uint64_t offer, taken;
+	ssize_t n = recv(fz.rd, buf, sizeof(buf), 0);
+
+	if (len < sizeof(*ih) + 16 || ih->opcode != FUSE_INIT) {
+		FUZZ_ASSERT(n < 0 && r == -1, "no answer to what is not INIT");
+		return;
+	}
+	FUZZ_ASSERT(n >= (ssize_t)sizeof(oh), "an answer to INIT");
+	FUZZ_ASSERT(recv(fz.rd, buf + n, sizeof(buf) - (size_t)n, 0) < 0, "one answer to INIT");
+	memcpy(&oh, buf, sizeof(oh));
+	check_reply(ih, &oh, buf + sizeof(oh), (size_t)n - sizeof(oh));
+	memcpy(&out, buf + sizeof(oh), (size_t)n - sizeof(oh));
+	if (in->major > FK_PROTO_MAJOR) {
+		FUZZ_ASSERT(r == 1 && !oh.error && out.major == FK_PROTO_MAJOR, "our major back");
+		return;
+	}
+	if (in->major < FK_PROTO_MAJOR || in->minor < 23) {
+		FUZZ_ASSERT(r == -1 && oh.error == -EPROTO, "too old a protocol refused");
+		return;
+	}
+	FUZZ_ASSERT(r == 0 && !oh.error && n == sizeof(oh) + sizeof(out), "INIT answered");
+	offer = in->flags;
+	if ((in->flags & FUSE_INIT_EXT) && len >= sizeof(*ih) + offsetof(struct fuse_init_in, flags2) + 4)
+		offer |= (uint64_t)in->flags2 << 32;
+	taken = out.flags | (uint64_t)out.flags2 << 32;
+	FUZZ_ASSERT((taken & ~offer) == 0, "nothing taken that was not offered");
+	FUZZ_ASSERT(out.major == FK_PROTO_MAJOR && out.minor == FK_PROTO_MINOR, "our protocol");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct fk_session se = { .backing_lock = PTHREAD_MUTEX_INITIALIZER };
@@ -540,6 +591,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz.req = req;
 	fz.len = size;
 	fz.calls = 0;
+	if (flags & FLAG_INIT) {
+		struct fk_session first = { .fd = fz.wr, .ops = se.ops,
+					    .backing_lock = PTHREAD_MUTEX_INITIALIZER };
+
+		check_handshake(&ih, req, size, fk_handshake(&first, req, size));
+		free(scratch);
+		free(req);
+		return 0;
+	}
 	fk_dispatch(&se, se.fd, req, size, scratch, SCRATCH, flags & FLAG_RING ? &ent : NULL);
 	replies = flags & FLAG_RING ? ring_answer(&ih, &ent) : drain(&ih);
 	FUZZ_ASSERT(replies == (answered(&ih, size) ? 1u : 0u), "one reply where one is awaited");

@@ -1,6 +1,7 @@
 # The helpers every test shares (sourced, not run), directly or through its
-# group's library, tests/GROUP/lib.sh (fs, view, clients, convert, install,
-# cli, ext4, audit: every group's helpers have that name).  One meaning each:
+# group's library, tests/GROUP/lib.sh (view, clients, convert, install, cli,
+# ext4, audit: every group's helpers have that name), or the filesystem
+# suites' shared library, tests/lib/fs.sh.  One meaning each:
 #   skip REASON     the test does not apply here: says why, exits 77
 #   fail REASON     the test has failed: says why, exits 1
 #   at_exit CMD     CMD runs when the test exits, the last added first

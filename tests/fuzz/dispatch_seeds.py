@@ -3,12 +3,16 @@
 each with its body as the kernel sends it, cut short at each edge (nothing,
 one byte short of its structure, a name without its NUL), and with bytes
 past its end; by read(2) and by io_uring (fuzz/fuzz_dispatch.c: byte 0).
-The bodies follow the structures of include/uapi/linux/fuse.h."""
+The bodies follow the structures of include/uapi/linux/fuse.h.  Then INIT
+as a session's first request (the handshake): protocols older, newer and
+ours, with and without flags2; and every request of a real session
+(session.txt, recorded by tests/fuzz/record), by read(2) and by io_uring,
+its INIT also as the handshake."""
 import os
 import struct
 import sys
 
-RING, KEEP_LEN, NO_OPS, IOCTL_DIR, PASSTHROUGH = 1, 2, 4, 8, 16
+RING, KEEP_LEN, NO_OPS, IOCTL_DIR, PASSTHROUGH, INIT = 1, 2, 4, 8, 16, 32
 
 
 def u32(*v):
@@ -110,6 +114,26 @@ def main():
         f.write(bytes([KEEP_LEN]) + u32(99, 1) + bytes(32) + name("x"))
     with open(os.path.join(out, "seed-short"), "wb") as f:
         f.write(bytes([0]) + u32(20, 1) + bytes(12))
+    # The handshake: fuse_init_in's major, minor, max_readahead, flags, then
+    # (7.36) flags2, which counts only with FUSE_INIT_EXT.
+    for major, minor in ((6, 44), (7, 22), (7, 23), (7, 31), (7, 44), (7, 45), (8, 0)):
+        for flags, flags2 in ((0, 0), (0xffffffff, 0), (1 << 30, 0xffffffff)):
+            body = u32(major, minor, 131072, flags, flags2) + bytes(44)
+            for n in (15, 16, 20, len(body)):
+                i += 1
+                with open(os.path.join(out, f"seed-{i}"), "wb") as f:
+                    f.write(bytes([INIT]) + request(26, body[:n], i))
+    # A real session's requests.
+    here = os.path.dirname(os.path.abspath(__file__))
+    for line in open(os.path.join(here, "session.txt")):
+        if line.startswith("#") or not line.strip():
+            continue
+        req = bytes.fromhex(line)
+        opcode = struct.unpack_from("<I", req, 4)[0]
+        for flags in (0, RING) + ((INIT,) if opcode == 26 else ()):
+            i += 1
+            with open(os.path.join(out, f"seed-{i}"), "wb") as f:
+                f.write(bytes([flags]) + req)
 
 
 main()
