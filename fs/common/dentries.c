@@ -12,7 +12,7 @@
  * Design: every answer is cacheable, and before answering an operation
  * that could leave another dentry wrong, the daemon expires every dentry of
  * the mount with FUSE_NOTIFY_INC_EPOCH (Linux 6.16+).  The bump is a
- * lock-free atomic increment in the kernel, so unlike notify_inval_entry
+ * lock-free atomic increment in the kernel, so unlike an entry invalidation
  * it can be sent while the kernel holds the directory's lock, and the
  * caller can never observe the stale dentry; the kernel samples the epoch
  * before it sends a lookup, so an answer racing with a bump is born

@@ -8,7 +8,7 @@
  *    it takes a directory's lock only if it is free, sends only what the
  *    kernel answers without a lock of its own (attributes: inval_inode
  *    without pages; the dentry epoch) and queues the rest;
- *  - the entry invalidator sends notify_inval_entry, which takes the
+ *  - the entry invalidator sends fk_notify_inval_entry, which takes the
  *    directory's inode lock in the kernel and so waits for every lookup in
  *    that directory (a user can keep one busy for minutes);
  *  - the data invalidator drops pages (inval_inode with pages).
