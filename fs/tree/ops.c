@@ -18,6 +18,7 @@ static const struct fk_ops table = {
 	/* listings (readdir.c) */
 	.opendir = op_opendir,
 	.readdir = op_readdir,
+	.readdirplus = op_readdirplus,
 	.fsyncdir = op_fsyncdir,
 	/* one object (ops_file.c) */
 	.getattr = op_getattr,

@@ -28,11 +28,16 @@ void op_unlink(fk_req_t req, fk_ino_t parent, const char *name);
 void op_rmdir(fk_req_t req, fk_ino_t parent, const char *name);
 void op_rename(fk_req_t req, fk_ino_t parent, const char *name, fk_ino_t newparent,
 	       const char *newname, unsigned int flags);
+/* For op_readdirplus: a listed name's entry, dir locked. */
+int entry_listed(struct cfs *fs, struct cfs_inode *dir, const char *name,
+		 struct fk_entry_param *e);
 
 /* readdir.c */
 void op_opendir(fk_req_t req, fk_ino_t ino, struct fk_file_info *fi);
 void op_readdir(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
 		struct fk_file_info *fi);
+void op_readdirplus(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
+		    struct fk_file_info *fi);
 void op_fsyncdir(fk_req_t req, fk_ino_t ino, int datasync, struct fk_file_info *fi);
 
 /* ops_file.c */

@@ -93,6 +93,28 @@ static int make_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *gi
 	return err;
 }
 
+/*
+ * READDIRPLUS's entry for the name stored in dir (locked): what a LOOKUP
+ * of that very name answers, with its lookup reference, so that the
+ * kernel makes the dentry a walk asks for next.  -errno for a name that
+ * gets no node (gone meanwhile, a foreign FUSE root, one the rule refuses
+ * to look up): the listing gives it as READDIR would.
+ */
+int entry_listed(struct cfs *fs, struct cfs_inode *dir, const char *name,
+		 struct fk_entry_param *e)
+{
+	struct cfs_name n = names_name(name);
+	char stored[CFS_NAME_MAX + 1];
+	struct stat st;
+	int err = dir_resolve_stat(fs, dir, &n, stored, &st);
+
+	/* The exact bytes win over fold-equal names (resolve): a stored
+	 * name found as another is one that went meanwhile. */
+	if (err == 0 && strcmp(stored, name) != 0)
+		err = -ENOENT;
+	return err < 0 ? err : make_entry(fs, dir, &n, stored, &st, e);
+}
+
 /* Likewise for the object we just created as name, open as fd (consumed). */
 static int make_entry_fd(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name,
 			 int fd, struct fk_entry_param *e)

@@ -26,12 +26,44 @@ static int open_listing(struct cfs *fs, struct cfs_inode *dir)
 	return locator_open(&fs->nodes, dir, O_RDONLY | O_DIRECTORY);
 }
 
+/* "." and "..": the kernel makes no dentry of either, nor takes a node. */
+static bool dots(const char *name)
+{
+	return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/*
+ * One entry into out (room bytes), as READDIR gives it or, with plus, as
+ * READDIRPLUS does (dir locked): with the node and attributes of a LOOKUP
+ * of the name, taken only once the entry is sure to fit.  Returns the
+ * bytes the entry takes; more than room: nothing was written.
+ */
+static size_t add_entry(fk_req_t req, struct cfs *fs, struct cfs_inode *dir, bool plus,
+			char *out, size_t room, const struct dirent64 *d)
+{
+	struct fk_entry_param e = { .attr = { .st_ino = d->d_ino,
+					      .st_mode = (mode_t)d->d_type << 12 } };
+	size_t len;
+
+	if (!plus)
+		return fk_add_direntry(req, out, room, d->d_name, &e.attr, d->d_off);
+	len = fk_add_direntry_plus(req, NULL, 0, d->d_name, &e, d->d_off);
+	if (len > room)
+		return len;
+	if (!dots(d->d_name) && entry_listed(fs, dir, d->d_name, &e) < 0) {
+		memset(&e, 0, sizeof(e));
+		e.attr.st_ino = d->d_ino;
+		e.attr.st_mode = (mode_t)d->d_type << 12;
+	}
+	return fk_add_direntry_plus(req, out, room, d->d_name, &e, d->d_off);
+}
+
 /*
  * Fills out (size bytes) with dir's entries from offset off, as stored,
  * the superblock files hidden.  Returns the bytes filled or -errno; an
  * error after some entries is left for the next call to report.
  */
-static ssize_t fill(fk_req_t req, struct cfs *fs, struct cfs_inode *dir, int fd,
+static ssize_t fill(fk_req_t req, struct cfs *fs, struct cfs_inode *dir, bool plus, int fd,
 		    char *out, size_t size, off_t off)
 {
 	/* About what one 4 KiB READDIR reply holds: little read in vain. */
@@ -47,14 +79,12 @@ static ssize_t fill(fk_req_t req, struct cfs *fs, struct cfs_inode *dir, int fd,
 			return n < 0 && used == 0 ? -errno : (ssize_t)used;
 		for (ssize_t at = 0; at < n;) {
 			struct dirent64 *d = (struct dirent64 *)(raw + at);
-			struct stat st = { .st_ino = d->d_ino, .st_mode = (mode_t)d->d_type << 12 };
 			size_t len;
 
 			at += d->d_reclen;
 			if (dir_hides(fs, dir, d->d_name))
 				continue;
-			len = fk_add_direntry(req, out + used, size - used, d->d_name, &st,
-						d->d_off);
+			len = add_entry(req, fs, dir, plus, out + used, size - used, d);
 			if (len > size - used)
 				return (ssize_t)used;  /* the next call starts here */
 			used += len;
@@ -62,8 +92,15 @@ static ssize_t fill(fk_req_t req, struct cfs *fs, struct cfs_inode *dir, int fd,
 	}
 }
 
-void op_readdir(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
-		       struct fk_file_info *fi)
+/*
+ * READDIR, and READDIRPLUS (plus) under the directory's lock, which
+ * entry_listed's answers need as a LOOKUP's do.  The kernel asks for plus
+ * at the start of a listing and after a LOOKUP in the directory
+ * (READDIRPLUS_AUTO): a walk that stats or opens what it lists (find,
+ * ls -l, rm -rf, a Windows program's FindNextFile) then finds each dentry
+ * made, while a bare listing pays for one reply of nodes at most.
+ */
+static void list(fk_req_t req, fk_ino_t ino, size_t size, off_t off, bool plus)
 {
 	struct cfs *fs = cfs_of(req);
 	struct cfs_inode *dir = ids_node(&fs->nodes, ino);
@@ -71,11 +108,15 @@ void op_readdir(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
 	int fd = buf ? open_listing(fs, dir) : -ENOMEM;
 	ssize_t n = fd;
 
-	(void)fi;
 	if (fd >= 0) {
 		/* The kernel caches listings: changes to them must be noticed. */
 		watch_dir(fs, dir, fd);
-		n = fill(req, fs, dir, fd, buf, size, off);
+		n = plus ? dir_lock(fs, dir) : 0;
+		if (n == 0) {
+			n = fill(req, fs, dir, plus, fd, buf, size, off);
+			if (plus)
+				dir_unlock(fs, dir);
+		}
 		close(fd);
 	}
 	if (n < 0)
@@ -83,6 +124,20 @@ void op_readdir(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
 	else
 		fk_reply_buf(req, buf, (size_t)n);
 	free(buf);
+}
+
+void op_readdir(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
+		       struct fk_file_info *fi)
+{
+	(void)fi;
+	list(req, ino, size, off, false);
+}
+
+void op_readdirplus(fk_req_t req, fk_ino_t ino, size_t size, off_t off,
+		    struct fk_file_info *fi)
+{
+	(void)fi;
+	list(req, ino, size, off, true);
 }
 
 /*

@@ -144,6 +144,21 @@ if command -v git >/dev/null; then
 	# At most index.lock, whose dentry its unlink left uncached.
 	[ "$(count LOOKUP)" -le 1 ] || fail "warm git status: $(count LOOKUP) LOOKUP"
 fi
+
+# A directory whose names the kernel has never seen (made behind our
+# back), listed with every name's attributes (ls -l, find, a Windows
+# program's FindNextFile), then removed (rm -rf): the dentries come with
+# the listing (READDIRPLUS), no LOOKUP per name, neither for the stats nor
+# for the removals.
+mkdir ci/listed || fail "mkdir ci/listed"
+for i in $(seq 40); do : >"$B/ci/listed/entry$i"; done
+sleep 0.3   # the notices of those creations, before the count
+requests "a listing with attributes" ls -l ci/listed
+want "a listing with attributes" LOOKUP 0
+[ "$(count READDIRPLUS)" -ge 1 ] || fail "a listing with attributes: no READDIRPLUS"
+requests "rm -rf of what was listed" rm -rf ci/listed
+want "rm -rf of what was listed" LOOKUP 0
+want "rm -rf of what was listed" UNLINK 40
 cd /
 cfs_umount
 
