@@ -46,6 +46,7 @@ struct cfs {
 	bool no_opendir;            /* the kernel can do without OPENDIR */
 	bool no_open;               /* files open without OPEN (local backing) */
 	bool flush_writers;         /* FLUSH at a writer's close (backing_local) */
+	bool listing_plus;          /* READDIRPLUS (listing_plus, tree_mount.c) */
 	bool case_rename;           /* -o case_rename: a case-only rename respells */
 	bool casefold_nonempty;     /* -o casefold_nonempty: +F without emptiness */
 

@@ -14,6 +14,8 @@
  *
  * Listings need no per-open state (readdir.c): where the kernel can do
  * without OPENDIR, every opendir is spared its OPENDIR and RELEASEDIR.
+ * They are READDIRPLUS where the backing filesystem's offsets allow
+ * (fs->listing_plus).
  *
  * POSIX ACLs: with FUSE_POSIX_ACL the kernel reads a file's ACLs
  * through getxattr and enforces them in its permission checks
@@ -34,6 +36,8 @@ void op_init(void *userdata, struct fk_conn *conn)
 	fs->nodes.hold_all = fs->no_open;
 	if (fs->no_open)
 		conn->want &= ~FUSE_ATOMIC_O_TRUNC;
+	if (!fs->listing_plus)
+		conn->want &= ~(FUSE_DO_READDIRPLUS | FUSE_READDIRPLUS_AUTO);
 	if (conn->capable & FUSE_AUTO_INVAL_DATA)
 		conn->want |= FUSE_AUTO_INVAL_DATA;
 	if (conn->capable & FUSE_POSIX_ACL)

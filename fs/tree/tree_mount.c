@@ -98,6 +98,24 @@ static bool backing_local(int rootfd)
 }
 
 /*
+ * Whether listings may be READDIRPLUS: readdir.c's listings hold no state
+ * and seek to the offset of the last entry given, which must still lead to
+ * the next one after the entries before it are removed (rm -rf removes
+ * each reply's entries before it asks for the next).  tmpfs and ramfs
+ * count positions (before Linux 6.6), and a READDIRPLUS reply holds about
+ * a quarter of a READDIR's entries: a directory of a few dozen names left
+ * some of them behind (tests/fs/vmreads.sh, Linux 6.1).  Those get READDIR,
+ * whose replies hold a hundred.
+ */
+static bool listing_plus(int rootfd)
+{
+	struct statfs sf;
+
+	return fstatfs(rootfd, &sf) == 0 && (unsigned long)sf.f_type != 0x01021994 /* tmpfs */ &&
+	       (unsigned long)sf.f_type != 0x858458F6 /* ramfs */;
+}
+
+/*
  * What the kernel may cache, and for how long (fs/tree/DESIGN.md, "Kernel
  * caches"): where changes behind our back are watched, until a notice
  * says otherwise (an hour at most, in case a notice is ever missed);
@@ -215,6 +233,7 @@ static int setup_fs(struct cfs *fs, const struct tree_args *a, int rootfd)
 	if (a->index_mem)
 		dirindex_set_limit((size_t)a->index_mem << 20);
 	fs->flush_writers = !backing_local(rootfd);
+	fs->listing_plus = listing_plus(rootfd);
 	fs->case_rename = a->case_rename;
 	fs->casefold_nonempty = a->casefold_nonempty;
 	dent_init(&fs->dentries, a->noepoch);
