@@ -150,9 +150,18 @@ fi
 # program's FindNextFile), then removed (rm -rf): the dentries come with
 # the listing (READDIRPLUS), no LOOKUP per name, neither for the stats nor
 # for the removals.
-mkdir ci/listed || fail "mkdir ci/listed"
+mkdir ci/listed && : >ci/listed/probe || fail "mkdir ci/listed"
 for i in $(seq 40); do : >"$B/ci/listed/entry$i"; done
-sleep 0.3   # the notices of those creations, before the count
+# The notices of those creations must be behind us, or one could drop a
+# dentry the listing made: they come in order, so once the kernel has
+# forgotten the probe removed after them, they have all been seen.
+rm "$B/ci/listed/probe"
+i=0
+while [ -e ci/listed/probe ]; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || fail "the removal of ci/listed/probe behind our back never showed"
+	sleep 0.05
+done
 requests "a listing with attributes" ls -l ci/listed
 want "a listing with attributes" LOOKUP 0
 [ "$(count READDIRPLUS)" -ge 1 ] || fail "a listing with attributes: no READDIRPLUS"
