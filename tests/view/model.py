@@ -2,7 +2,7 @@
 """The model test of an overlay view's rule: one name per fold group (issue 41).
 
   model.py --cfs DAEMON --cli CASEFOLD --dir T --procs N --ops K
-           --phases P [--seed S]
+           --phases P [--changes C] [--seed S]
 
 An upper layer and three lower layers under T (T/l1 on top), each holding,
 for every group of fold-equal spellings, none, one or several of them —
@@ -27,7 +27,21 @@ part of the model; after each phase the whole view is compared with the
 model (every name listed and its spelling, type, content, mode, no two
 names of one group in a listing, each directory's inode number the same
 as long as the model says it is the same directory), then remounted and
-compared again.  Exit status 0 when nothing differed.  With
+compared again.
+
+Layer changes (issue 43): a fourth lower layer and a second upper one
+(another profile's) wait beside the stack, filled the same way, and each
+phase is cut into C + 1 parts with a random change of the stack between
+two (`casefold view MNT layers`: a layer added on top or above another,
+one removed, two swapped, a new lower stack, the upper layer switched
+alone or with a new lower stack, which may hold the other upper layer as
+a lower one).  After each the model is the rule worked out again from
+the layers as they now are on disk (opaque directories included: the
+view writes them), checked first against the model as the operations
+left it (before the change, the same stack), then against the live view
+and against a fresh mount of the new stack beside it: remount and live
+change must show the same names, spellings, types, contents and modes.
+Exit status 0 when nothing differed.  With
 CF_MODEL_LOG=PREFIX each worker writes its operations and answers to
 PREFIX.w<N>, to replay a difference.
 """
@@ -37,6 +51,7 @@ import multiprocessing
 import os
 import random
 import stat
+import subprocess
 import sys
 import unicodedata
 
@@ -71,7 +86,9 @@ INNER = [
     ["k", "K", "\u212a"],
     ["ς", "σ", "Σ"],
 ]
-LAYERS = ["upper", "l1", "l2", "l3"]   # layer 0 is the upper one
+LAYERS = ["upper", "l1", "l2", "l3"]   # the stack mounted first: layer 0 is the upper one
+UPPERS = ["upper", "upper2"]           # each with its work directory, UPPER-work
+POOL = ["l1", "l2", "l3", "l4"]        # lower layers a change may stack
 MODES = [0o600, 0o640, 0o644, 0o664]
 CHMODS = [0o700, 0o750, 0o755, 0o775]   # a directory stays searchable by its owner
 
@@ -83,19 +100,21 @@ def top_names(wid):
 # ---- The layers ---------------------------------------------------------
 
 def fill(base, groups, depth, rng, layer):
-    """Writes some spellings of each group into the directory base."""
+    """Writes some spellings of each group into the directory base of the
+    layer named layer (any of them may come to be the bottom one: each
+    holds whiteouts too)."""
     for group in groups:
-        counts = [0, 0, 0, 1, 1, 2] if layer == 0 else [0, 1, 1, 2, 2, 3]
+        counts = [0, 0, 0, 1, 1, 2] if layer in UPPERS else [0, 1, 1, 2, 2, 3]
         for s in rng.sample(group, min(rng.choice(counts), len(group))):
             path = os.path.join(base, s)
-            kind = rng.choice("fffdddw" if layer < len(LAYERS) - 1 else "fffddd")
+            kind = rng.choice("fffdddw")
             if kind == "d":
                 os.mkdir(path)
                 if depth < 2:
                     fill(path, INNER, depth + 1, rng, layer)
             elif kind == "f":
                 with open(path, "wb") as f:
-                    f.write(("%s:%s\n" % (LAYERS[layer], os.path.relpath(path, base))).encode())
+                    f.write(("%s:%s\n" % (layer, os.path.relpath(path, base))).encode())
                 os.chmod(path, rng.choice(MODES))
             elif rng.random() < 0.5:
                 os.mknod(path, stat.S_IFCHR | 0o600, 0)   # overlayfs's whiteout
@@ -120,11 +139,25 @@ class Dir:
         self.movable = movable     # made through the view (rename: not EXDEV)
 
 
+def opaque(path):
+    """Whether a layer's directory hides those below it (markers.c's
+    markers; the view itself writes user.overlay.opaque)."""
+    for x in ("user.overlay.opaque", "trusted.overlay.opaque", "user.fuseoverlayfs.opaque"):
+        try:
+            if os.getxattr(path, x, follow_symlinks=False)[:1] == b"y":
+                return True
+        except OSError:
+            pass
+    return os.path.lexists(os.path.join(path, ".wh..wh..opq"))
+
+
 def read_part(path):
     """(name, kind) of a layer's directory: f, d, or w (a whiteout)."""
     out = []
     for n in os.listdir(path):
         st = os.lstat(os.path.join(path, n))
+        if n == ".wh..wh..opq":
+            continue
         if n.startswith(".wh."):
             out.append((n[4:], "w"))
         elif stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
@@ -134,12 +167,26 @@ def read_part(path):
     return out
 
 
+def opened(parts):
+    """Of one directory's parts (layer, path, X), in order of layer, those
+    read: down to the first layer holding an opaque one, whose other parts
+    (twins) still merge.  Their X."""
+    out, stop = [], None
+    for layer, path, x in parts:
+        if stop is not None and layer > stop:
+            break
+        if opaque(path):
+            stop = layer
+        out.append(x)
+    return out
+
+
 def merge(parts, key):
     """The view of one directory: parts are (rank, layer, path), the
     directories of the layers it merges; a rank orders twins as the
     daemon reads them (layer, spelling, then the parent's rank)."""
     members = {}
-    for rank, layer, path in parts:
+    for rank, layer, path in opened([(p[1], p[2], p) for p in parts]):
         for n, kind in read_part(path):
             members.setdefault(key(n), []).append(
                 (layer, n.encode(), rank, kind, os.path.join(path, n)))
@@ -157,6 +204,7 @@ def merge(parts, key):
                 here = [m for m in ms if m[0] == layer]
                 merged += [m for m in here if m[3] == "d"]
                 closed = any(m[3] != "d" for m in here)
+            merged = opened([(m[0], m[4], m) for m in merged])
             child = merge([((m[0], m[1], m[2]), m[0], m[4]) for m in merged], key)
             # An upper directory merging nothing moves (the others: EXDEV).
             child.movable = len(merged) == 1 and top == 0
@@ -331,10 +379,10 @@ OPS = (["read"] * 4 + ["stat"] * 2 + ["list"] * 3 + ["append"] * 3 + ["excl"] * 
        ["chmod"] * 2)
 
 
-def worker(wid, phase, mnt, root, key, ops, seed, out):
+def worker(wid, maker, mnt, root, key, ops, seed, out):
     rng = random.Random(seed)
     os.umask(0o022)
-    Dir.maker = (phase, wid)
+    Dir.maker = maker
     model = Model(key, root)
     groups = top_names(wid)
     problems = []
@@ -364,8 +412,11 @@ def worker(wid, phase, mnt, root, key, ops, seed, out):
     out.put((wid, model.root, problems))
 
 
-def compare(mnt, root, key, inos, where=""):
-    """The view under mnt/where against the model's directory root."""
+def compare(mnt, root, key, inos, groups, where=""):
+    """The view under mnt/where against the model's directory root; each
+    of groups (lists of fold-equal spellings) looked up by every spelling
+    too, which finds what the kernel keeps of other spellings (positive
+    and negative dentries) after a change."""
     problems = []
     base = os.path.join(mnt, where)
     listed = os.listdir(base)
@@ -379,6 +430,17 @@ def compare(mnt, root, key, inos, where=""):
     for n in sorted(set(listed) ^ set(want)):
         problems.append("%s: %s" % (os.path.join(where, n), "listed, not in the model"
                                     if n in listed else "in the model, not listed"))
+    for g in groups:
+        e = root.entries.get(key(g[0]))
+        for s in g:
+            try:
+                st = os.lstat(os.path.join(base, s))
+                got = "d" if stat.S_ISDIR(st.st_mode) else "f"
+            except OSError as x:
+                got = errno.errorcode.get(x.errno, str(x.errno))
+            if got != ("ENOENT" if e is None else "d" if isinstance(e[1], Dir) else "f"):
+                problems.append("%s by the spelling %s: %s, model %s" % (
+                    os.path.join(where, s), s, got, "nothing" if e is None else e[0]))
     for n in sorted(set(listed) & set(want)):
         node, path = want[n][1], os.path.join(base, n)
         st = os.lstat(path)
@@ -389,7 +451,7 @@ def compare(mnt, root, key, inos, where=""):
             if inos.setdefault(node.ident, st.st_ino) != st.st_ino:
                 problems.append("%s: inode number %d, was %d" % (
                     os.path.join(where, n), st.st_ino, inos[node.ident]))
-            problems += compare(mnt, node, key, inos, os.path.join(where, n))
+            problems += compare(mnt, node, key, inos, INNER, os.path.join(where, n))
             continue
         with open(path, "rb") as f:
             data = f.read()
@@ -399,10 +461,136 @@ def compare(mnt, root, key, inos, where=""):
     return problems
 
 
+def differ(a, b, where=""):
+    """Where two models of one directory differ (the model the operations
+    kept, and the rule worked out again from the layers)."""
+    problems = []
+    for k in sorted(set(a.entries) | set(b.entries)):
+        x, y = a.entries.get(k), b.entries.get(k)
+        name = os.path.join(where, (x or y)[0])
+        if x is None or y is None or x[0] != y[0] or type(x[1]) is not type(y[1]):
+            problems.append("%s: kept %s, from the layers %s" % (
+                name, x and (x[0], type(x[1]).__name__), y and (y[0], type(y[1]).__name__)))
+        elif isinstance(x[1], Dir):
+            if x[1].movable != y[1].movable:
+                problems.append("%s: movable %s, from the layers %s" % (
+                    name, x[1].movable, y[1].movable))
+            problems += differ(x[1], y[1], name)
+        elif (x[1].data, x[1].mode) != (y[1].data, y[1].mode):
+            problems.append("%s: kept %r mode %o, from the layers %r mode %o" % (
+                name, x[1].data, x[1].mode, y[1].data, y[1].mode))
+    return problems
+
+
+# ---- Layer changes --------------------------------------------------------
+
+class Stack:
+    """The view's layers: an upper one (UPPERS) and lower ones, top first,
+    of POOL and the other upper layer."""
+
+    def __init__(self, base, upper, lower):
+        self.base, self.upper, self.lower = base, upper, list(lower)
+
+    def path(self, name):
+        return os.path.join(self.base, name)
+
+    def workdir(self, upper=None):
+        return self.path((upper or self.upper) + "-work")
+
+    def options(self, workdir=None):
+        """The mount's options: a layers file, as a mod manager writes it."""
+        f = self.path("layers")
+        self.write(f)
+        return "layers=%s,upperdir=%s,workdir=%s" % (f, self.path(self.upper),
+                                                    workdir or self.workdir())
+
+    def write(self, f):
+        with open(f, "w") as out:
+            out.write("".join(self.path(n) + "\n" for n in self.lower))
+
+    def model(self, key):
+        names = [self.upper] + self.lower
+        return merge([((i,), i, self.path(n)) for i, n in enumerate(names)], key)
+
+
+def change(rng, stack):
+    """A random change: the CLI's arguments and the stack after it."""
+    others = [n for n in POOL + UPPERS if n != stack.upper and n not in stack.lower]
+    kind = rng.choice(["add", "add", "remove", "swap", "set", "upper", "profile"])
+    lower = list(stack.lower)
+    if kind == "remove" and len(lower) < 2 or kind == "add" and not others:
+        kind = "set"
+    if kind == "swap" and len(lower) < 2:
+        kind = "upper"
+    if kind == "add":
+        new = rng.choice(others)
+        at = rng.randrange(len(lower))
+        args = ["--add", stack.path(new)]
+        if at or rng.random() < 0.5:   # above a layer, by its name or its path
+            args += ["--above", rng.choice([lower[at], stack.path(lower[at])])]
+        lower.insert(at, new)
+        return args, Stack(stack.base, stack.upper, lower)
+    if kind == "remove":
+        gone = rng.choice(lower)
+        lower.remove(gone)
+        return ["--remove", rng.choice([gone, stack.path(gone)])], Stack(stack.base, stack.upper,
+                                                                         lower)
+    upper = stack.upper
+    if kind in ("upper", "profile"):
+        upper = [n for n in UPPERS if n != stack.upper][0]
+        if upper in lower:
+            kind = "profile"   # it leaves the lower stack in the same change
+    if kind == "swap":
+        i, j = rng.sample(range(len(lower)), 2)
+        lower[i], lower[j] = lower[j], lower[i]
+    elif kind in ("set", "profile"):
+        pool = [n for n in POOL + UPPERS if n != upper]
+        lower = rng.sample(pool, rng.randint(1, len(pool)))
+    new = Stack(stack.base, upper, lower)
+    args = []
+    if kind != "upper":
+        f = stack.path("layers.next")
+        new.write(f)
+        args = ["--set", f]
+    if upper != stack.upper:
+        args += ["--upper", stack.path(upper), "--workdir", new.workdir()]
+    return args, new
+
+
+def restack(a, m, rng, stack, root, key, groups, label):
+    """One change made live, and checked: the model as the operations left
+    it against the layers (the stack before), then the new stack's model
+    against the live view and a fresh mount of it.  Returns the new stack,
+    its model and the differences."""
+    problems = ["%s, before: %s" % (label, p) for p in differ(root, stack.model(key))]
+    args, new = change(rng, stack)
+    r = subprocess.run([a.cli, "view", m.mnt, "layers"] + args, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+    what = "%s [%s] -> upper %s, lower %s" % (label, " ".join(args), new.upper,
+                                             " ".join(new.lower))
+    if os.environ.get("CF_MODEL_LOG"):
+        with open(os.environ["CF_MODEL_LOG"] + ".changes", "a") as f:
+            f.write(what + "\n")
+    if r.returncode != 0:
+        return stack, root, problems + ["%s: casefold view failed (%d): %s" % (
+            what, r.returncode, r.stdout.decode(errors="replace").strip())]
+    root = new.model(key)
+    problems += ["%s, live: %s" % (what, p) for p in compare(m.mnt, root, key, {}, groups)]
+    fresh = Daemon(a.cfs, ["-o", new.options(new.path("fresh-work")), "overlay"],
+                   new.path("fresh"), m.log)
+    fresh.start()
+    problems += ["%s, a fresh mount: %s" % (what, p)
+                 for p in compare(fresh.mnt, root, key, {}, groups)]
+    fresh.stop()
+    return new, root, problems
+
+
 def main():
     ap = arguments()
     ap.set_defaults(procs=1, ops=200)
     ap.add_argument("--phases", type=int, default=3)
+    ap.add_argument("--changes", type=int, default=0,
+                    help="layer changes per phase, between parts of its operations")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     os.umask(0o022)
@@ -413,50 +601,66 @@ def main():
     def key(name):
         return folded.get(name, name.encode())
 
-    dirs = [os.path.join(a.dir, n) for n in LAYERS]
-    for d in dirs + [os.path.join(a.dir, "work"), os.path.join(a.dir, "mnt")]:
-        os.makedirs(d)
-    for layer, d in enumerate(dirs):
+    stack = Stack(a.dir, LAYERS[0], LAYERS[1:])
+    for n in UPPERS + POOL:
+        os.makedirs(stack.path(n))
         for wid in range(a.procs):
-            fill(d, top_names(wid), 1, rng, layer)
-    root = merge([((layer,), layer, d) for layer, d in enumerate(dirs)], key)
-    opts = "lowerdir=%s,upperdir=%s,workdir=%s" % (":".join(dirs[1:]), dirs[0],
-                                                  os.path.join(a.dir, "work"))
-    m = Daemon(a.cfs, ["-o", opts, "overlay"], os.path.join(a.dir, "mnt"),
-               os.path.join(a.dir, "daemon.log"))
+            fill(stack.path(n), top_names(wid), 1, rng, n)
+    for n in UPPERS + ["fresh"]:
+        os.makedirs(stack.workdir(n))
+    for n in ["mnt", "fresh"]:
+        os.makedirs(stack.path(n))
+    groups = [g for w in range(a.procs) for g in top_names(w)]
+    root = stack.model(key)
+    m = Daemon(a.cfs, ["-o", stack.options(), "overlay"], stack.path("mnt"),
+               stack.path("daemon.log"))
     m.start()
     inos = {}
-    problems = ["at the start: %s" % p for p in compare(m.mnt, root, key, inos)]
-    done = 0
+    problems = ["at the start: %s" % p for p in compare(m.mnt, root, key, inos, groups)]
+    done = changes = 0
     owner = {key(s): w for w in range(a.procs) for g in top_names(w) for s in g}
     for phase in range(a.phases):
+        for part in range(a.changes + 1):
+            if problems:
+                break
+            if part:
+                stack, root, more = restack(a, m, rng, stack, root, key, groups,
+                                            "phase %d, change %d" % (phase, part))
+                problems += more
+                changes += 1
+                inos = {}   # a remount may number directories otherwise
+            ops = a.ops // (a.changes + 1) + (part < a.ops % (a.changes + 1))
+            out = multiprocessing.Queue()
+            ps = []
+            for w in range(a.procs):
+                mine = Dir()
+                mine.entries = {k: e for k, e in root.entries.items() if owner[k] == w}
+                ps.append(multiprocessing.Process(target=worker, args=(
+                    w, (phase, part, w), m.mnt, mine, key, ops, rng.randrange(1 << 30), out)))
+            for p in ps:
+                p.start()
+            for _ in ps:
+                wid, mine, wp = out.get()
+                root.entries = {k: e for k, e in root.entries.items() if owner[k] != wid}
+                root.entries.update(mine.entries)
+                problems += wp
+            for p in ps:
+                p.join()
+            done += ops * a.procs
         if problems:
             break
-        out = multiprocessing.Queue()
-        ps = []
-        for w in range(a.procs):
-            part = Dir()
-            part.entries = {k: e for k, e in root.entries.items() if owner[k] == w}
-            ps.append(multiprocessing.Process(target=worker, args=(
-                w, phase, m.mnt, part, key, a.ops, rng.randrange(1 << 30), out)))
-        for p in ps:
-            p.start()
-        for _ in ps:
-            wid, part, wp = out.get()
-            root.entries = {k: e for k, e in root.entries.items() if owner[k] != wid}
-            root.entries.update(part.entries)
-            problems += wp
-        for p in ps:
-            p.join()
-        done += a.ops * a.procs
-        problems += ["phase %d, live: %s" % (phase, p) for p in compare(m.mnt, root, key, inos)]
+        problems += ["phase %d, live: %s" % (phase, p)
+                     for p in compare(m.mnt, root, key, inos, groups)]
         m.stop()
+        m.args = ["-o", stack.options(), "overlay"]
         m.start()
+        if a.changes:
+            inos = {}   # a directory held across a change kept its number
         problems += ["phase %d, after a remount: %s" % (phase, p)
-                     for p in compare(m.mnt, root, key, inos)]
+                     for p in compare(m.mnt, root, key, inos, groups)]
     m.stop()
-    print("overlay model: %d procs, %d operations in %d phases, %d differences" % (
-        a.procs, done, a.phases, len(problems)))
+    print("overlay model: %d procs, %d operations in %d phases, %d layer changes, "
+          "%d differences" % (a.procs, done, a.phases, changes, len(problems)))
     for p in problems[:20]:
         print("  " + p)
     sys.exit(1 if problems else 0)
