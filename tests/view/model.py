@@ -419,7 +419,10 @@ def compare(mnt, root, key, inos, groups, where=""):
     and negative dentries) after a change."""
     problems = []
     base = os.path.join(mnt, where)
-    listed = os.listdir(base)
+    try:
+        listed = os.listdir(base)
+    except OSError as x:
+        return ["%s: %s" % (where or ".", x)]
     keys = {}
     for n in listed:
         keys.setdefault(key(n), []).append(n)
@@ -443,18 +446,22 @@ def compare(mnt, root, key, inos, groups, where=""):
                     os.path.join(where, s), s, got, "nothing" if e is None else e[0]))
     for n in sorted(set(listed) & set(want)):
         node, path = want[n][1], os.path.join(base, n)
-        st = os.lstat(path)
-        if isinstance(node, Dir):
-            if not stat.S_ISDIR(st.st_mode):
-                problems.append("%s: not a directory" % os.path.join(where, n))
+        try:
+            st = os.lstat(path)
+            if isinstance(node, Dir):
+                if not stat.S_ISDIR(st.st_mode):
+                    problems.append("%s: not a directory" % os.path.join(where, n))
+                    continue
+                if inos.setdefault(node.ident, st.st_ino) != st.st_ino:
+                    problems.append("%s: inode number %d, was %d" % (
+                        os.path.join(where, n), st.st_ino, inos[node.ident]))
+                problems += compare(mnt, node, key, inos, INNER, os.path.join(where, n))
                 continue
-            if inos.setdefault(node.ident, st.st_ino) != st.st_ino:
-                problems.append("%s: inode number %d, was %d" % (
-                    os.path.join(where, n), st.st_ino, inos[node.ident]))
-            problems += compare(mnt, node, key, inos, INNER, os.path.join(where, n))
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as x:
+            problems.append("%s: %s" % (os.path.join(where, n), x))
             continue
-        with open(path, "rb") as f:
-            data = f.read()
         if data != node.data or stat.S_IMODE(st.st_mode) != node.mode:
             problems.append("%s: %r mode %o, model %r mode %o" % (
                 os.path.join(where, n), data, stat.S_IMODE(st.st_mode), node.data, node.mode))
