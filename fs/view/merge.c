@@ -23,12 +23,9 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "view/merge.h"
 
@@ -49,9 +46,12 @@ struct merge {
 	uint32_t np, pcap;
 	char *arena;
 	size_t alen, acap;
-	unsigned layer;            /* the layer being read (merge_read) */
+	unsigned layer;            /* the layer being fed (merge_feed) */
 	uint32_t *closing;         /* entries MERGE_CLOSING in that layer */
 	uint32_t nclosing, ccap;
+	struct merge_listing **kept;  /* by part: the lower parts' listings */
+	uint32_t nkept;
+	size_t kept_bytes;
 	atomic_size_t *total;      /* every index's memory (merge_new) */
 	size_t counted;            /* this one's share of it */
 };
@@ -88,16 +88,10 @@ void merge_free(struct merge *m)
 	free(m->p);
 	free(m->arena);
 	free(m->closing);
+	for (uint32_t i = 0; i < m->nkept; i++)
+		merge_listing_free(m->kept[i]);
+	free(m->kept);
 	free(m);
-}
-
-/* The key a name is chained by: the fold hash, or for a name strict
- * folding refuses, the hash of its bytes (it matches only itself). */
-static uint32_t key_of(const struct cfs_names *nm, struct cfs_name *name)
-{
-	if (names_hash(nm, CFS_FOLD, name) == 0)
-		return (uint32_t)name->hash;
-	return (uint32_t)names_spelling(nm, name);
 }
 
 static int grow(void **buf, uint32_t *cap, size_t size)
@@ -196,7 +190,7 @@ uint32_t merge_add(struct merge *m, const struct cfs_names *nm, struct cfs_name 
 {
 	struct member o = { .name = name, .layer = layer, .from = from, .type = type, .ino = ino };
 
-	return add_keyed(m, &o, key_of(nm, name), flags);
+	return add_keyed(m, &o, merge_key(nm, name), flags);
 }
 
 /* The first entry of key's bucket; MERGE_NONE where there is none. */
@@ -223,7 +217,7 @@ static uint32_t group(const struct merge *m, const struct cfs_names *nm,
 uint32_t merge_find(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
 		    uint32_t *whiteout)
 {
-	uint32_t i = group(m, nm, name, key_of(nm, name));
+	uint32_t i = group(m, nm, name, merge_key(nm, name));
 	bool wh = i != MERGE_NONE && (m->e[i].flags & MERGE_WHITEOUT);
 
 	if (whiteout)
@@ -392,66 +386,70 @@ static int below(struct merge *m, uint32_t idx, const struct member *o)
 	return off < 0 ? -ENOMEM : add_part(m, idx, o->layer, o->from, (uint32_t)off, o->ino);
 }
 
-/* One name of a part of the directory; 1 if it is the opaque marker file,
- * else 0 or -errno. */
-static int read_one(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-		    unsigned layer, unsigned from, int dirfd, const struct dirent64 *de,
-		    enum marker_dir md)
-{
-	const char *dotwh = marker_dotwh(de->d_name);
-	struct cfs_name name = names_name(dotwh ? dotwh : de->d_name);
-	struct member o = { .name = &name, .layer = layer, .from = from, .type = de->d_type,
-			    .ino = layer_ino(ls, layer, de->d_ino), .dotwh = dotwh != NULL };
-	struct stat st;
-	uint32_t key, idx;
-
-	if (dotwh && !*dotwh)
-		return 1;
-	o.whiteout = dotwh || marker_is_whiteout(dirfd, de->d_name, de->d_type, md);
-	if (o.type == DT_UNKNOWN && fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		o.type = IFTODT(st.st_mode);
-	key = key_of(nm, &name);
-	idx = group(m, nm, &name, key);
-	if (idx == MERGE_NONE)
-		return add_keyed(m, &o, key, (o.whiteout ? MERGE_WHITEOUT : 0) |
-					     (o.dotwh ? MERGE_DOTWH : 0)) == MERGE_NONE ? -ENOMEM : 0;
-	return m->e[idx].layer == layer ? same_layer(m, idx, &o) : below(m, idx, &o);
-}
-
 /*
- * Adds part `from` of the directory, the directory dirfd (open for reading,
- * at its start) of layer, below every layer read before and beside the
- * parts of its own layer read before (twins, read in order of spelling).
- * Returns 1 if it is opaque (no layer further down merges into it), 0, or
- * -errno.  The listing is read with getdents64 straight into one buffer:
- * a merge reads one directory per layer, so each system call saved is
- * saved hundreds of times.
+ * Adds part `from` of the directory, of layer, as listing l gives it, below
+ * every layer fed before and beside the parts of its own layer fed before
+ * (twins, fed in order of spelling).  Returns 1 if it is opaque (no layer
+ * further down merges into it), 0, or -errno.
  */
-int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-	       unsigned layer, unsigned from, int dirfd)
+int merge_feed(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
+	       unsigned layer, unsigned from, const struct merge_listing *l)
 {
-	enum marker_dir md = marker_dir(dirfd);
-	_Alignas(struct dirent64) char buf[32768];
-	bool opaque = md == MARKER_OPAQUE;
-	ssize_t n;
-	int r;
-
 	if (layer != m->layer)
 		merge_finish(m);
 	m->layer = layer;
-	while ((n = getdents64(dirfd, buf, sizeof(buf))) > 0) {
-		for (ssize_t off = 0; off < n;) {
-			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+	for (uint32_t i = 0; i < l->n; i++) {
+		const struct merge_listed *x = &l->e[i];
+		struct cfs_name name = names_name(l->names + x->name);
+		struct member o = { .name = &name, .layer = layer, .from = from, .type = x->type,
+				    .ino = layer_ino(ls, layer, x->ino),
+				    .whiteout = x->flags & MERGE_WHITEOUT,
+				    .dotwh = x->flags & MERGE_DOTWH };
+		uint32_t idx = group(m, nm, &name, x->key);
+		int r;
 
-			off += de->d_reclen;
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-				continue;
-			if ((r = read_one(m, nm, ls, layer, from, dirfd, de, md)) < 0)
-				return r;
-			opaque |= r == 1;
-		}
+		if (idx == MERGE_NONE)
+			r = add_keyed(m, &o, x->key, x->flags & (MERGE_WHITEOUT | MERGE_DOTWH)) ==
+			    MERGE_NONE ? -ENOMEM : 0;
+		else
+			r = m->e[idx].layer == layer ? same_layer(m, idx, &o) : below(m, idx, &o);
+		if (r < 0)
+			return r;
 	}
-	return n < 0 ? -errno : opaque;
+	return l->opaque;
+}
+
+/* The index keeps l, part `from`'s listing (listing.c); -ENOMEM if
+ * it cannot (the caller still owns l). */
+int merge_keep(struct merge *m, unsigned from, struct merge_listing *l)
+{
+	struct merge_listing **more;
+
+	if (from >= m->nkept) {
+		if (!(more = realloc(m->kept, (from + 1) * sizeof(*more))))
+			return -ENOMEM;
+		memset(more + m->nkept, 0, (from + 1 - m->nkept) * sizeof(*more));
+		m->kept = more;
+		m->nkept = from + 1;
+	}
+	merge_listing_free(m->kept[from]);
+	m->kept[from] = l;
+	m->kept_bytes += merge_listing_memory(l);
+	settle(m);
+	return 0;
+}
+
+/* Takes part `from`'s kept listing from the index (NULL: none). */
+struct merge_listing *merge_take(struct merge *m, unsigned from)
+{
+	struct merge_listing *l = from < m->nkept ? m->kept[from] : NULL;
+
+	if (l) {
+		m->kept[from] = NULL;
+		m->kept_bytes -= merge_listing_memory(l);
+		settle(m);
+	}
+	return l;
 }
 
 /*
@@ -581,6 +579,20 @@ uint32_t merge_part(const struct merge *m, uint32_t part, unsigned *layer, unsig
 	*name = m->arena + m->p[part].name;
 	return m->p[part].next;
 }
+/*
+ * The view's layers were renumbered (a restack; map: old number -> new)
+ * while the directory's parts stayed the same objects in the same order:
+ * the index reads as one built again would, but for the numbers.
+ */
+void merge_renumber(struct merge *m, const unsigned *map)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		if (!(m->e[i].flags & MERGE_FREE))
+			m->e[i].layer = (uint16_t)map[m->e[i].layer];
+	for (uint32_t i = 0; i < m->np; i++)
+		m->p[i].layer = (uint16_t)map[m->p[i].layer];
+}
+
 bool merge_empty(const struct merge *m)
 {
 	return m->live == 0;
@@ -589,5 +601,6 @@ bool merge_empty(const struct merge *m)
 size_t merge_memory(const struct merge *m)
 {
 	return sizeof(*m) + (size_t)m->cap * sizeof(*m->e) + (size_t)m->nbuckets * 4 +
-	       (size_t)m->pcap * sizeof(*m->p) + m->acap;
+	       (size_t)m->pcap * sizeof(*m->p) + m->acap + (size_t)m->nkept * sizeof(*m->kept) +
+	       m->kept_bytes;
 }

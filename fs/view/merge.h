@@ -1,5 +1,6 @@
 /*
- * The merged index of one directory of an overlay view (merge.c): one
+ * The merged index of one directory of an overlay view (merge.c; the
+ * listings it is merged from, listing.c): one
  * entry per group of fold-equal names the view shows there (or hides with
  * a whiteout), from every layer and every twin directory of a layer, keyed
  * by the fold rule's hash, built once from each part's listing and then
@@ -32,7 +33,7 @@ enum {
 				file or whiteout of the group there, beside the
 				directories of that layer that still merge */
 	MERGE_UPTWINS = 128, /* the upper layer holds another object of the
-				group, hidden by this one (merge_read) */
+				group, hidden by this one (merge_feed) */
 };
 
 /*
@@ -56,10 +57,38 @@ struct merge_entry {
 
 struct merge;
 
+/* One name of a part of the directory, as read (merge_list). */
+struct merge_listed {
+	uint64_t ino;        /* in its layer's filesystem */
+	uint32_t key;        /* its group's (merge_key) */
+	uint32_t name;       /* its group's spelling (a ".wh." whiteout's target),
+				in names */
+	uint8_t type;        /* DT_* */
+	uint8_t flags;       /* MERGE_WHITEOUT, MERGE_DOTWH */
+};
+
+/* A part of the directory, as read (listing.c). */
+struct merge_listing {
+	struct merge_listed *e;
+	uint32_t n, cap;
+	char *names;
+	uint32_t nlen, ncap;
+	bool opaque;         /* it hides the layers below */
+};
+
+/* listing.c */
+uint32_t merge_key(const struct cfs_names *nm, struct cfs_name *name);
+int merge_list(const struct cfs_names *nm, int dirfd, struct merge_listing **out);
+void merge_listing_free(struct merge_listing *l);
+size_t merge_listing_memory(const struct merge_listing *l);
+
+/* merge.c */
 struct merge *merge_new(atomic_size_t *total);
 void merge_free(struct merge *m);
-int merge_read(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-	       unsigned layer, unsigned from, int dirfd);
+int merge_feed(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
+	       unsigned layer, unsigned from, const struct merge_listing *l);
+int merge_keep(struct merge *m, unsigned from, struct merge_listing *l);
+struct merge_listing *merge_take(struct merge *m, unsigned from);
 void merge_finish(struct merge *m);
 uint32_t merge_merged(const struct merge *m, uint32_t after);
 void merge_seal(struct merge *m, uint32_t idx, uint64_t ino);
@@ -77,6 +106,7 @@ void merge_stored(const struct merge *m, uint32_t idx, char *buf, size_t len);
 uint32_t merge_next(const struct merge *m, uint32_t idx);
 uint32_t merge_part(const struct merge *m, uint32_t part, unsigned *layer, unsigned *from,
 		    const char **name);
+void merge_renumber(struct merge *m, const unsigned *map);
 bool merge_empty(const struct merge *m);
 size_t merge_memory(const struct merge *m);
 

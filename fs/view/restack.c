@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@
 
 #include "kernel/fk.h"
 #include "view/view.h"
+
+/* No part: an old part that is none of the new ones. */
+#define NO_PART UINT_MAX
 
 /* One name the kernel must forget (a dentry of parent). */
 struct notice {
@@ -40,9 +44,8 @@ struct restack {
 	uint64_t *dirs;           /* directories whose attributes may change */
 	size_t ndirs, dcap;
 	bool expire_all;          /* a directory changed whose old names are unknown */
-	struct view_node **queue; /* directories to read again, top down */
-	size_t nqueue, qcap;
-	int err;
+	struct view_node *head, *tail;  /* directories to read again, top down */
+	int err;                  /* the first directory that could not be */
 };
 
 static void note(struct restack *rs, struct view_node *parent, const char *name)
@@ -79,94 +82,99 @@ static void note_dir(struct restack *rs, struct view_node *dir)
 
 static void enqueue(struct restack *rs, struct view_node *dir)
 {
-	struct view_node **more;
+	dir->d->queued = NULL;
+	if (rs->tail)
+		rs->tail->d->queued = dir;
+	else
+		rs->head = dir;
+	rs->tail = dir;
+}
 
-	if (rs->nqueue == rs->qcap) {
-		rs->qcap = rs->qcap ? 2 * rs->qcap : 64;
-		if (!(more = realloc(rs->queue, rs->qcap * sizeof(*more)))) {
-			rs->err = -ENOMEM;
-			return;
-		}
-		rs->queue = more;
-	}
-	rs->queue[rs->nqueue++] = dir;
+static size_t part_hash(unsigned layer, unsigned from, const char *s)
+{
+	size_t h = 14695981039346656037ULL ^ layer ^ (size_t)from << 32;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
 }
 
 /*
- * "LAYER:PATH" of dir's part i, LAYER being the layer's number in the new
- * stack (map: the old stack's parts, before the change), or "" for a part
- * dropped or unreachable: what the part is, whichever stack numbers it.
+ * Which of dir's new parts each old one is (its parts were replaced:
+ * was): the same layer (renumbered), the same spelling, in the same part
+ * of the parent (the parent's own correspondence), so the same directory
+ * of the same layer.  NULL if out of memory.  Node lock.
  */
-static char *part_id(struct restack *rs, struct view_node *dir, unsigned i, const unsigned *map)
+static unsigned *correspond(struct restack *rs, struct view_node *dir)
 {
-	char path[PATH_MAX], *id;
-	unsigned layer = dir->d->parts[i].layer;
+	struct view_dir *d = dir->d;
+	const unsigned *up = dir == rs->v->root ? NULL : dir->parent->d->corr;
+	unsigned *corr = malloc((d->nwas + 1) * sizeof(*corr)), *table, slot;
+	size_t size = 16, mask;
 
-	if (view_part_path_locked(rs->v, dir, i, NULL, path, sizeof(path)) < 0)
-		return strdup("");
-	if (map)
-		layer = map[layer];
-	return asprintf(&id, "%u:%s", layer, path) < 0 ? NULL : id;
-}
-
-static void free_ids(char **ids, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		free(ids[i]);
-	free(ids);
-}
-
-/* What dir's parts are, in order (node lock); NULL if out of memory. */
-static char **parts_ids(struct restack *rs, struct view_node *dir, const unsigned *map)
-{
-	char **ids = calloc(dir->d->nparts + 1, sizeof(*ids));
-
-	for (unsigned i = 0; ids && i < dir->d->nparts; i++)
-		if (!(ids[i] = part_id(rs, dir, i, map))) {
-			free_ids(ids, i);
-			return NULL;
-		}
-	return ids;
-}
-
-/* Before the change: every directory node's parts, as the new stack will
- * number their layers (node lock). */
-static int remember(struct restack *rs)
-{
-	struct view *v = rs->v;
-
-	for (struct view_node *n = v->root; n; n = n == v->root ? v->all : n->all_next) {
-		if (!n->d || n->gone)
-			continue;
-		if (!(n->d->was = parts_ids(rs, n, rs->map)))
-			return -ENOMEM;
-		n->d->nwas = n->d->nparts;
+	while (size < 2 * (size_t)d->nparts)
+		size *= 2;
+	mask = size - 1;
+	if (!corr || !(table = malloc(size * sizeof(*table)))) {
+		free(corr);
+		return NULL;
 	}
-	return 0;
+	memset(table, 0xff, size * sizeof(*table));
+	for (unsigned i = 0; i < d->nparts; i++)
+		if (d->parts[i].name) {
+			slot = part_hash(d->parts[i].layer, d->parts[i].from, d->parts[i].name) & mask;
+			while (table[slot] != NO_PART)
+				slot = (slot + 1) & mask;
+			table[slot] = i;
+		}
+	for (unsigned j = 0; j < d->nwas; j++) {
+		const struct view_part *o = &d->was[j];
+		unsigned layer = rs->map[o->layer], from = up ? up[o->from] : o->from;
+
+		corr[j] = NO_PART;
+		if (!o->name || layer == LAYER_NONE || from == NO_PART)
+			continue;
+		for (slot = part_hash(layer, from, o->name) & mask; table[slot] != NO_PART;
+		     slot = (slot + 1) & mask) {
+			const struct view_part *p = &d->parts[table[slot]];
+
+			if (p->layer == layer && p->from == from && strcmp(p->name, o->name) == 0) {
+				corr[j] = table[slot];
+				break;
+			}
+		}
+	}
+	free(table);
+	return corr;
 }
 
-static bool same_ids(char **a, unsigned na, char **b, unsigned nb)
+/* Whether each old part of dir is the new part of the same number. */
+static bool same_parts(const struct view_dir *d, const unsigned *corr)
 {
-	if (na != nb)
+	if (d->nwas != d->nparts)
 		return false;
-	for (unsigned i = 0; i < na; i++)
-		if (strcmp(a[i], b[i]) != 0)
+	for (unsigned j = 0; j < d->nwas; j++)
+		if (corr[j] != j)
 			return false;
 	return true;
 }
 
-/* What entry idx of m shows: its type and "LAYER:PATH" (ids: the
- * directory's parts as m numbers them); "" for no entry. */
-static void entry_id(const struct merge *m, uint32_t idx, char **ids, char *buf, size_t len)
+/*
+ * For each of dir's new parts, the listing its old index kept of the same
+ * directory, taken from it; NULL where there is none, or if out of memory
+ * (all is read again).  Node lock.
+ */
+static struct merge_listing **reusable(struct view_node *dir)
 {
-	const struct merge_entry *e;
+	struct view_dir *d = dir->d;
+	struct merge_listing **reuse;
 
-	if (idx == MERGE_NONE) {
-		buf[0] = '\0';
-		return;
-	}
-	e = merge_entry(m, idx);
-	snprintf(buf, len, "%u %s/%s", e->type, ids[e->from], merge_name(m, idx));
+	if (!d->index || !(reuse = calloc(d->nparts + 1, sizeof(*reuse))))
+		return NULL;
+	for (unsigned j = 0; j < d->nwas; j++)
+		if (d->corr[j] != NO_PART)
+			reuse[d->corr[j]] = merge_take(d->index, j);
+	return reuse;
 }
 
 /* A name of dir whose winner changed: its dentries go (node lock). */
@@ -179,13 +187,15 @@ static void changed(struct restack *rs, struct view_node *dir, const char *name)
 }
 
 /*
- * Whether entry i of old and entry j of m show one directory under one
- * spelling, whichever layers' directories it merges.  Its name is not a
- * change: the node the kernel holds for it (if any) is kept by kids and
- * read again in turn, its attributes refreshed if its parts changed
- * (note_dir), so its dentry stays — and every cached name below it, which
- * invalidating it would drop (a mod with a Data folder added on top, an
- * upper layer switched).
+ * Whether entry i of old and entry j of m show one directory, whichever
+ * layers' directories it merges, and whichever of their spellings it
+ * shows.  Its name is not a change: the node the kernel holds for it (if
+ * any) is kept by kids and read again in turn, its attributes refreshed
+ * if its parts changed (note_dir), so its dentry stays — and every cached
+ * name below it, which invalidating it would drop (a mod with a Data or
+ * DATA folder added on top, an upper layer switched, a profile's order).
+ * The kernel's dentry of a directory has whatever spelling it was last
+ * looked up by in any case: the listing's is the view's.
  */
 static bool same_dir(const struct merge *old, uint32_t i, const struct merge *m, uint32_t j)
 {
@@ -195,7 +205,20 @@ static bool same_dir(const struct merge *old, uint32_t i, const struct merge *m,
 		return false;
 	b = merge_entry(m, j);
 	return a->type == DT_DIR && b->type == DT_DIR &&
-	       !((a->flags | b->flags) & MERGE_WHITEOUT) &&
+	       !((a->flags | b->flags) & MERGE_WHITEOUT);
+}
+
+/* Whether entry i of dir's old index and entry j of m are one object:
+ * same type and spelling, in the same part (node lock). */
+static bool same_object(const struct view_dir *d, const struct merge *old, uint32_t i,
+			const struct merge *m, uint32_t j)
+{
+	const struct merge_entry *a = merge_entry(old, i), *b;
+
+	if (j == MERGE_NONE)
+		return false;
+	b = merge_entry(m, j);
+	return a->type == b->type && d->corr[a->from] == b->from &&
 	       strcmp(merge_name(old, i), merge_name(m, j)) == 0;
 }
 
@@ -204,22 +227,19 @@ static bool same_dir(const struct merge *old, uint32_t i, const struct merge *m,
  * the old one (node lock): each group shown before or after.
  */
 static void diff(struct restack *rs, struct view_node *dir, const struct merge *old,
-		 const struct merge *m, char **now)
+		 const struct merge *m)
 {
-	char a[PATH_MAX + 64], b[PATH_MAX + 64];
 	struct cfs_name cn;
 	uint32_t j;
 
 	for (uint32_t i = merge_next(old, 0); i != MERGE_NONE; i = merge_next(old, i + 1)) {
 		cn = names_name(merge_name(old, i));
 		j = merge_find(m, &rs->v->names, &cn, NULL);
-		entry_id(old, i, dir->d->was, a, sizeof(a));
-		entry_id(m, j, now, b, sizeof(b));
-		if (strcmp(a, b) != 0 && !same_dir(old, i, m, j)) {
-			changed(rs, dir, merge_name(old, i));
-			if (j != MERGE_NONE && strcmp(merge_name(old, i), merge_name(m, j)) != 0)
-				note(rs, dir, merge_name(m, j));
-		}
+		if (same_object(dir->d, old, i, m, j) || same_dir(old, i, m, j))
+			continue;
+		changed(rs, dir, merge_name(old, i));
+		if (j != MERGE_NONE && strcmp(merge_name(old, i), merge_name(m, j)) != 0)
+			note(rs, dir, merge_name(m, j));
 	}
 	for (uint32_t i = merge_next(m, 0); i != MERGE_NONE; i = merge_next(m, i + 1)) {
 		cn = names_name(merge_name(m, i));
@@ -274,32 +294,42 @@ static void drop(struct restack *rs, struct view_node *top)
 
 /*
  * The kids of dir against its new index m (node lock): each keeps its node
- * if m's entry for its group is its very object, else it goes and the
- * kernel forgets its name.  A directory kept takes its new parts and is
- * read again in turn.
+ * if m's entry for its group is its very object (a directory: a directory
+ * still, under whichever spelling), else it goes and the kernel forgets
+ * its name.  A directory kept takes its new parts and is read again in
+ * turn.
  */
-static void kids(struct restack *rs, struct view_node *dir, struct merge *m, char **now)
+static void kids(struct restack *rs, struct view_node *dir, struct merge *m)
 {
-	char a[PATH_MAX + 64], b[PATH_MAX + 64];
-
 	for (struct view_node *n = dir->d->kids; n; n = n->sib_next) {
 		struct cfs_name cn = names_name(n->name);
+		const char *shown;
+		char *name = NULL;
 		uint32_t idx;
 		struct merge_entry *e;
+		bool keep;
 
 		if (n->gone)
 			continue;
 		idx = merge_find(m, &rs->v->names, &cn, NULL);
 		e = idx == MERGE_NONE ? NULL : merge_entry(m, idx);
-		if (e && !n->d) {
-			snprintf(a, sizeof(a), "%u %s/%s", n->type, dir->d->was[n->from], n->name);
-			entry_id(m, idx, now, b, sizeof(b));
-		}
-		if (!e || e->node || e->type != n->type || strcmp(merge_name(m, idx), n->name) != 0 ||
-		    (!n->d && strcmp(a, b) != 0) || (n->d && view_set_parts(n, m, idx) < 0)) {
+		shown = e ? merge_name(m, idx) : NULL;
+		keep = e && !e->node && e->type == n->type;
+		if (keep && !n->d)
+			keep = dir->d->corr[n->from] == e->from && strcmp(shown, n->name) == 0;
+		else if (keep && strcmp(shown, n->name) != 0)
+			keep = (name = strdup(shown)) != NULL;
+		if (keep && n->d)
+			keep = view_set_parts(n, m, idx) == 0;
+		if (!keep) {
+			free(name);
 			drop(rs, n);
 			changed(rs, dir, n->name);
 			continue;
+		}
+		if (name) {
+			free(n->name);
+			n->name = name;
 		}
 		e->node = n;
 		n->idx = idx;
@@ -313,75 +343,132 @@ static void kids(struct restack *rs, struct view_node *dir, struct merge *m, cha
 }
 
 /*
- * Reads dir again (stack lock exclusive; node lock not held): its new
- * index, if it had one or has kids, compared with the old; its kids
- * matched against it.
+ * dir merges the same directories as before, in the same order (node
+ * lock): what it shows is what it showed, and only the layers' numbers
+ * change, in its index and in its kids; a kept directory below it is in
+ * the same case, and is renumbered in turn.  Nothing is read: a change
+ * reads only the directories a changed layer holds (or held).
  */
-static int redo(struct restack *rs, struct view_node *dir)
+static void renumber_dir(struct restack *rs, struct view_node *dir)
+{
+	if (dir->d->index)
+		merge_renumber(dir->d->index, rs->map);
+	for (struct view_node *n = dir->d->kids; n; n = n->sib_next) {
+		if (n->gone)
+			continue;  /* renumbered with every gone node (swap_layers) */
+		n->layer = rs->map[n->layer];
+		if (!n->d)
+			continue;
+		for (unsigned i = 0; i < n->d->nparts; i++)
+			if (n->d->parts[i].name)
+				n->d->parts[i].layer = rs->map[n->d->parts[i].layer];
+		enqueue(rs, n);
+	}
+}
+
+/*
+ * dir could not be read again (stack lock exclusive; node lock not held):
+ * its names go, as if removed, and every cached name expires; its next
+ * use reads it as a remount would, and answers what that finds.
+ */
+static void unread(struct restack *rs, struct view_node *dir, int err)
 {
 	struct view *v = rs->v;
+
+	pthread_mutex_lock(&v->node_lock);
+	for (struct view_node *n = dir->d->kids; n; n = n->sib_next)
+		if (!n->gone)
+			drop(rs, n);
+	view_install(v, dir, NULL);
+	dir->d->evicted = true;
+	pthread_mutex_unlock(&v->node_lock);
+	rs->expire_all = true;
+	if (!rs->err)
+		rs->err = err;
+}
+
+/*
+ * Reads dir again (stack lock exclusive; node lock not held), unless it
+ * merges the same directories as before: its new index, if it had one or
+ * has kids, compared with the old; its kids matched against it.  Only the
+ * parts it did not merge before are read: the others' listings are the
+ * old index's (listing.c).
+ */
+static void redo(struct restack *rs, struct view_node *dir)
+{
+	struct view *v = rs->v;
+	struct view_dir *d = dir->d;
 	struct merge *m = NULL;
-	char **now;
-	bool same, need;
+	struct merge_listing **reuse = NULL;
+	bool same = true, need;
 	int r = 0;
 
 	pthread_mutex_lock(&v->node_lock);
-	now = parts_ids(rs, dir, NULL);
-	need = dir->d->index || dir->d->kids;
+	if (d->was) {
+		d->corr = correspond(rs, dir);
+		same = d->corr && same_parts(d, d->corr);
+	}
+	if (same) {
+		free(d->corr);
+		d->corr = NULL;
+		renumber_dir(rs, dir);
+	}
+	need = d->index || d->kids;
+	if (!same && d->corr && need)
+		reuse = reusable(dir);
 	pthread_mutex_unlock(&v->node_lock);
-	if (!now)
-		return -ENOMEM;
-	if (need && (r = view_build(v, dir, &m)) < 0) {
-		free_ids(now, dir->d->nparts);
-		return r;
+	if (same)
+		return;
+	if (!d->corr)
+		r = -ENOMEM;
+	else if (need)
+		r = view_build(v, dir, reuse, &m);
+	free(reuse);
+	if (r < 0) {
+		unread(rs, dir, r);
+		return;
 	}
 	pthread_mutex_lock(&v->node_lock);
-	same = same_ids(dir->d->was, dir->d->nwas, now, dir->d->nparts);
-	if (!same) {
-		note_dir(rs, dir);
-		if (dir->d->index)
-			diff(rs, dir, dir->d->index, m, now);
-		else if (dir->d->kids || dir->d->evicted)
-			rs->expire_all = true;  /* it may hold misses no index recorded */
-	}
+	note_dir(rs, dir);
+	if (d->index)
+		diff(rs, dir, d->index, m);
+	else if (d->kids || d->evicted)
+		rs->expire_all = true;  /* it may hold misses no index recorded */
 	if (m)
-		kids(rs, dir, m, now);
+		kids(rs, dir, m);
 	view_install(v, dir, m);
 	pthread_mutex_unlock(&v->node_lock);
-	free_ids(now, dir->d->nparts);
-	return 0;
 }
 
-/* The root merges every layer's root: its parts are the new stack's. */
-static int root_parts(struct view *v)
+/* The root's parts in a stack of n layers: every layer's root. */
+static struct view_part *root_parts(unsigned n)
 {
-	struct view_dir *d = v->root->d;
-	struct view_part *p = calloc(v->layers.n, sizeof(*p));
+	struct view_part *p = calloc(n, sizeof(*p));
 
-	if (!p)
-		return -ENOMEM;
-	for (unsigned i = 0; i < v->layers.n; i++)
+	for (unsigned i = 0; p && i < n; i++)
 		if (!(p[i] = (struct view_part){ .layer = i, .name = strdup("") }).name) {
 			while (i--)
 				free(p[i].name);
 			free(p);
-			return -ENOMEM;
+			return NULL;
 		}
-	for (unsigned i = 0; i < d->nparts; i++)
-		free(d->parts[i].name);
-	free(d->parts);
-	d->parts = p;
-	d->nparts = v->layers.n;
-	return 0;
+	return p;
 }
 
-static void forget_was(struct view *v)
+/* The change is done: what it kept of each directory goes. */
+static void finish(struct view *v)
 {
-	for (struct view_node *n = v->root; n; n = n == v->root ? v->all : n->all_next)
-		if (n->d && n->d->was) {
-			free_ids(n->d->was, n->d->nwas);
-			n->d->was = NULL;
-		}
+	for (struct view_node *n = v->root; n; n = n == v->root ? v->all : n->all_next) {
+		if (!n->d)
+			continue;
+		for (unsigned i = 0; i < n->d->nwas; i++)
+			free(n->d->was[i].name);
+		free(n->d->was);
+		free(n->d->corr);
+		n->d->was = NULL;
+		n->d->nwas = 0;
+		n->d->corr = NULL;
+	}
 }
 
 /*
@@ -462,6 +549,7 @@ int view_restack(struct view *v, const struct layer_list *lower, const char *upp
 	struct layers fresh, old;
 	unsigned *map = calloc(v->layers.n, sizeof(*map));
 	struct restack rs = { .v = v, .map = map };
+	struct view_part *root;
 	struct view_node **open_nodes;
 	int *open_fds, r;
 	size_t nopen;
@@ -472,22 +560,24 @@ int view_restack(struct view *v, const struct layer_list *lower, const char *upp
 		free(map);
 		return -EINVAL;
 	}
+	if (!(root = root_parts(fresh.n))) {
+		layers_close(&fresh);
+		free(map);
+		return -ENOMEM;
+	}
 	rs.upper_moved = v->layers.upper && map[0] == LAYER_NONE;
 	pthread_rwlock_wrlock(&v->stack);
 	nopen = keep_open(v, rs.upper_moved, &open_nodes, &open_fds);
-	pthread_mutex_lock(&v->node_lock);
-	r = remember(&rs);
-	pthread_mutex_unlock(&v->node_lock);
 	old = swap_layers(&rs, &fresh);
-	if (r == 0)
-		r = root_parts(v);
-	if (r == 0)
-		enqueue(&rs, v->root);
-	for (size_t i = 0; r == 0 && rs.err == 0 && i < rs.nqueue; i++)
-		r = redo(&rs, rs.queue[i]);
-	if (r == 0)
-		r = rs.err;
-	forget_was(v);
+	v->root->d->was = v->root->d->parts;  /* kept until the change is done */
+	v->root->d->nwas = v->root->d->nparts;
+	v->root->d->parts = root;
+	v->root->d->nparts = v->layers.n;
+	enqueue(&rs, v->root);
+	for (struct view_node *dir = rs.head; dir; dir = dir->d->queued)
+		redo(&rs, dir);
+	r = rs.err;
+	finish(v);
 	pthread_rwlock_unlock(&v->stack);
 	for (size_t i = 0; i < nopen; i++) {
 		if (open_nodes[i]->gone)
@@ -497,17 +587,13 @@ int view_restack(struct view *v, const struct layer_list *lower, const char *upp
 	}
 	free(open_nodes);
 	free(open_fds);
-	if (r < 0) {
-		/* Half read again: what was not yet compared can only expire. */
-		snprintf(err, errlen, "the view was read again only in part (%s): every "
-			 "cached name expires", strerror(-r));
-		rs.expire_all = true;
-	}
+	if (r < 0)
+		snprintf(err, errlen, "a directory could not be read again (%s): its names "
+			 "went, and every cached name expires", strerror(-r));
 	tell(&rs);
 	layers_close(&old);
 	free(rs.notes);
 	free(rs.dirs);
-	free(rs.queue);
 	free(map);
 	return r;
 }

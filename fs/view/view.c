@@ -514,14 +514,34 @@ static int part_order(const void *a, const void *b)
 	return x[1] != y[1] ? (x[1] < y[1] ? -1 : 1) : (x[0] > y[0]) - (x[0] < y[0]);
 }
 
+/* Part `part` of dir, of layer, read (0 or -errno). */
+static int read_part(struct view *v, struct view_node *dir, unsigned part, unsigned layer,
+		     struct merge_listing **l)
+{
+	char path[PATH_MAX];
+	int fd, r = view_part_path(v, dir, part, NULL, path, sizeof(path));
+
+	if (r < 0)
+		return r;
+	fd = layer_open(&v->layers, layer, path, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	r = merge_list(&v->names, fd, l);
+	close(fd);
+	return r;
+}
+
 /*
  * Reads every part of dir into a new index (change lock held), layer by
  * layer; an opaque part ends the reading after its layer's other parts.
+ * A part whose listing is in reuse (by part, or reuse NULL; a restack's
+ * lower parts it had read before) is not read again; the index keeps the
+ * lower layers' listings (listing.c), and reuse is emptied.
  */
-int view_build(struct view *v, struct view_node *dir, struct merge **out)
+int view_build(struct view *v, struct view_node *dir, struct merge_listing **reuse,
+	       struct merge **out)
 {
 	struct merge *m = merge_new(&v->index_bytes);
-	char path[PATH_MAX];
 	unsigned (*order)[2] = NULL, n, stop = UINT_MAX;
 	int r = m ? 0 : -ENOMEM;
 
@@ -537,24 +557,25 @@ int view_build(struct view *v, struct view_node *dir, struct merge **out)
 	if (r == 0)
 		qsort(order, n, sizeof(*order), part_order);
 	for (unsigned i = 0; r == 0 && i < n && order[i][1] <= stop; i++) {
-		unsigned layer;
-		int fd;
+		unsigned part = order[i][0], layer = order[i][1];
+		struct merge_listing *l = reuse ? reuse[part] : NULL;
 
-		r = view_part_path(v, dir, order[i][0], NULL, path, sizeof(path));
-		if (r < 0)
+		if (l)
+			reuse[part] = NULL;
+		else if ((r = read_part(v, dir, part, layer, &l)) < 0)
 			break;
-		layer = order[i][1];
-		fd = layer_open(&v->layers, layer, path, O_RDONLY | O_DIRECTORY, 0);
-		if (fd < 0) {
-			r = fd;
-			break;
-		}
-		r = merge_read(m, &v->names, &v->layers, layer, order[i][0], fd);
-		close(fd);
+		r = merge_feed(m, &v->names, &v->layers, layer, part, l);
 		if (r == 1) {  /* opaque: nothing further down */
 			stop = layer;
 			r = 0;
 		}
+		/* The upper layer's parts change as the view writes: read each time. */
+		if (r < 0 || (layer == 0 && v->layers.upper) || merge_keep(m, part, l) < 0)
+			merge_listing_free(l);
+	}
+	for (unsigned i = 0; reuse && i < n; i++) {
+		merge_listing_free(reuse[i]);
+		reuse[i] = NULL;
 	}
 	free(order);
 	if (r < 0) {
@@ -782,7 +803,7 @@ int view_index(struct view *v, struct view_node *dir)
 	pthread_mutex_lock(&v->node_lock);
 	have = hold(dir);
 	pthread_mutex_unlock(&v->node_lock);
-	if (!have && (r = view_build(v, dir, &m)) == 0) {
+	if (!have && (r = view_build(v, dir, NULL, &m)) == 0) {
 		pthread_mutex_lock(&v->node_lock);
 		reattach(v, dir, m);
 		dir->d->index = m;
@@ -861,13 +882,16 @@ static int add_parts(struct view_dir *d, const struct merge *m, uint32_t idx)
 }
 
 /* dir's parts are now those of entry idx of its parent's index m (node
- * lock; a restack). */
+ * lock; a restack, which keeps the old ones in was until it is done). */
 int view_set_parts(struct view_node *dir, const struct merge *m, uint32_t idx)
 {
-	for (unsigned i = 0; i < dir->d->nparts; i++)
-		free(dir->d->parts[i].name);
-	dir->d->nparts = 0;
-	return add_parts(dir->d, m, idx);
+	struct view_dir *d = dir->d;
+
+	d->was = d->parts;
+	d->nwas = d->nparts;
+	d->parts = NULL;
+	d->nparts = 0;
+	return add_parts(d, m, idx);
 }
 
 /*

@@ -81,8 +81,12 @@ struct view_dir {
 	uint64_t gen;              /* restacks that replaced its index; node lock */
 	uint32_t gen_opens;        /* listings open on the current index */
 	struct view_listing *old;  /* retired indexes still listed */
-	char **was;                /* during a restack: its parts before it */
+	/* During a restack (restack.c): */
+	struct view_part *was;     /* its parts before it, if they were replaced */
 	unsigned nwas;
+	unsigned *corr;            /* which part each of was is now (UINT_MAX:
+				      none); NULL: each the same */
+	struct view_node *queued;  /* the next directory to read again */
 };
 
 /* One object the kernel holds (node lock for every field not immutable). */
@@ -173,7 +177,8 @@ uint64_t view_listing_open(struct view *v, struct view_node *dir);
 void view_listing_close(struct view *v, struct view_node *dir, uint64_t gen);
 struct merge *view_listing_index(struct view_node *dir, uint64_t gen);
 /* view.c, for restack.c */
-int view_build(struct view *v, struct view_node *dir, struct merge **out);
+int view_build(struct view *v, struct view_node *dir, struct merge_listing **reuse,
+	       struct merge **out);
 void view_install(struct view *v, struct view_node *dir, struct merge *m);
 int view_set_parts(struct view_node *dir, const struct merge *m, uint32_t idx);
 int view_part_path_locked(struct view *v, struct view_node *dir, unsigned part,

@@ -1,0 +1,125 @@
+/*
+ * One part of a merged directory, read: its names with what merging them
+ * needs (type, inode number, whiteout or not, the group's key: merge_key), and
+ * whether it hides the layers below.  A lower layer's part does not change
+ * while the view is mounted (overlayfs's rule), so the index keeps its
+ * listing (merge_keep), and a restack merges the part again from it
+ * instead of reading it: a change of one mod among a thousand then reads
+ * the directories of that mod, not the thousand others' (fs/view/DESIGN.md,
+ * "Changing the layers").
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "view/merge.h"
+
+static int grow(void **buf, uint32_t *cap, size_t size, uint32_t need)
+{
+	uint32_t ncap = *cap ? *cap : 16;
+	void *nb;
+
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap == *cap)
+		return 0;
+	if (!(nb = realloc(*buf, (size_t)ncap * size)))
+		return -ENOMEM;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
+/* The key a name is chained by in an index: the fold hash, or for a name
+ * strict folding refuses, the hash of its bytes (it matches only itself). */
+uint32_t merge_key(const struct cfs_names *nm, struct cfs_name *name)
+{
+	if (names_hash(nm, CFS_FOLD, name) == 0)
+		return (uint32_t)name->hash;
+	return (uint32_t)names_spelling(nm, name);
+}
+
+/* Appends name (the group's spelling) with what feeding it needs. */
+static int add(struct merge_listing *l, const struct cfs_names *nm, const char *name,
+	       uint64_t ino, unsigned char type, unsigned flags)
+{
+	size_t len = strlen(name);
+	struct cfs_name cn = names_name(name);
+
+	if (grow((void **)&l->e, &l->cap, sizeof(*l->e), l->n + 1) < 0 ||
+	    grow((void **)&l->names, &l->ncap, 1, l->nlen + (uint32_t)len + 1) < 0)
+		return -ENOMEM;
+	memcpy(l->names + l->nlen, name, len + 1);
+	l->e[l->n++] = (struct merge_listed){ .ino = ino, .key = merge_key(nm, &cn),
+					      .name = l->nlen, .type = type,
+					      .flags = (uint8_t)flags };
+	l->nlen += (uint32_t)len + 1;
+	return 0;
+}
+
+/*
+ * Reads the directory dirfd (open for reading, at its start) into *out.
+ * The listing is read with getdents64 straight into one buffer: a merge
+ * reads one directory per layer, so each system call saved is saved
+ * hundreds of times.  0 or -errno.
+ */
+int merge_list(const struct cfs_names *nm, int dirfd, struct merge_listing **out)
+{
+	enum marker_dir md = marker_dir(dirfd);
+	_Alignas(struct dirent64) char buf[32768];
+	struct merge_listing *l = calloc(1, sizeof(*l));
+	ssize_t n = 0;
+	int r = 0;
+
+	if (!l)
+		return -ENOMEM;
+	l->opaque = md == MARKER_OPAQUE;
+	while (r == 0 && (n = getdents64(dirfd, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; r == 0 && off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+			const char *dotwh = marker_dotwh(de->d_name);
+			unsigned char type = de->d_type;
+			struct stat st;
+			bool whiteout;
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (dotwh && !*dotwh) {  /* the opaque marker file */
+				l->opaque = true;
+				continue;
+			}
+			whiteout = dotwh || marker_is_whiteout(dirfd, de->d_name, type, md);
+			if (type == DT_UNKNOWN &&
+			    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				type = IFTODT(st.st_mode);
+			r = add(l, nm, dotwh ? dotwh : de->d_name, de->d_ino, type,
+				(whiteout ? MERGE_WHITEOUT : 0) | (dotwh ? MERGE_DOTWH : 0));
+		}
+	}
+	if (r == 0 && n < 0)
+		r = -errno;
+	if (r < 0) {
+		merge_listing_free(l);
+		return r;
+	}
+	*out = l;
+	return 0;
+}
+
+void merge_listing_free(struct merge_listing *l)
+{
+	if (!l)
+		return;
+	free(l->e);
+	free(l->names);
+	free(l);
+}
+
+size_t merge_listing_memory(const struct merge_listing *l)
+{
+	return sizeof(*l) + (size_t)l->cap * sizeof(*l->e) + l->ncap;
+}
