@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "view/layers.h"
 
 static int say(char *err, size_t errlen, const char *fmt, ...)
@@ -186,20 +187,89 @@ void layer_list_free(struct layer_list *ll)
 	*ll = (struct layer_list){ 0 };
 }
 
-/* Adds the directory at path (taking it) as the next layer. */
-static int add_layer(struct layers *ls, char *path, char *err, size_t errlen)
+/* A stack's layers ordered by root (device and inode), to find one by
+ * halving: thousands of layers are matched, each in log n steps. */
+struct by_root {
+	const struct layers *ls;
+	unsigned *order;
+};
+
+static int root_order(const void *a, const void *b, void *arg)
+{
+	const struct layer *l = arg, *x = &l[*(const unsigned *)a], *y = &l[*(const unsigned *)b];
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
+static int by_root_make(struct by_root *b, const struct layers *ls)
+{
+	b->ls = ls;
+	if (!(b->order = malloc((ls->n + 1) * sizeof(*b->order))))
+		return -1;
+	for (unsigned j = 0; j < ls->n; j++)
+		b->order[j] = j;
+	qsort_r(b->order, ls->n, sizeof(*b->order), root_order, ls->l);
+	return 0;
+}
+
+/* The layer of b whose root is dev and ino, or LAYER_NONE. */
+static unsigned by_root_find(const struct by_root *b, dev_t dev, ino_t ino)
+{
+	unsigned lo = 0, hi = b->ls->n;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		const struct layer *m = &b->ls->l[b->order[mid]];
+		int c = m->dev != dev ? (m->dev < dev ? -1 : 1) : (m->ino > ino) - (m->ino < ino);
+
+		if (c == 0)
+			return b->order[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return LAYER_NONE;
+}
+
+/* The real path of the directory fd (O_PATH) is, by the kernel's name for
+ * it: one call, where realpath(3) reads every component of path. */
+static char *real_path(int fd, const char *path)
+{
+	char proc[32], buf[PATH_MAX];
+	ssize_t n;
+
+	fd_procpath(fd, proc);
+	if ((n = readlink(proc, buf, sizeof(buf) - 1)) <= 0 || buf[0] != '/')
+		return realpath(path, NULL);
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/*
+ * Adds the directory at path (taking it) as the next layer.  A layer of
+ * the stack a restack replaces (old, or NULL) is not opened again: the new
+ * stack borrows its descriptor (layers_handover), so that a stack of
+ * thousands needs no second thousands of descriptors to change.
+ */
+static int add_layer(struct layers *ls, char *path, const struct by_root *old, char *err,
+		     size_t errlen)
 {
 	struct layer *l;
 	struct stat st;
-	unsigned di;
+	unsigned di, from = LAYER_NONE;
 	int fd;
 
 	if (ls->n == LAYERS_MAX) {
 		free(path);
 		return say(err, errlen, "more than %d layers", LAYERS_MAX);
 	}
-	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	if (old && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		from = by_root_find(old, st.st_dev, st.st_ino);
+	fd = from != LAYER_NONE ? old->ls->l[from].fd : open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || (from == LAYER_NONE && fstat(fd, &st) < 0)) {
 		say(err, errlen, "%s: %s%s", path, strerror(errno),
 		    errno == EMFILE ? " (a layer is an open file: raise ulimit -n)" : "");
 		if (fd >= 0)
@@ -207,14 +277,16 @@ static int add_layer(struct layers *ls, char *path, char *err, size_t errlen)
 		free(path);
 		return -1;
 	}
-	if (dev_index(ls, st.st_dev, &di) < 0) {
-		close(fd);
-		free(path);
+	l = &ls->l[ls->n];
+	*l = (struct layer){ .fd = fd, .dev = st.st_dev, .ino = st.st_ino, .path = path,
+			     .borrowed = from != LAYER_NONE, .from = from };
+	l->real = l->borrowed ? strdup(old->ls->l[from].real) : real_path(fd, path);
+	ls->n++;  /* closed with the others from now on */
+	if (!l->real)
+		return say(err, errlen, "%s: cannot resolve its path", path);
+	if (dev_index(ls, st.st_dev, &di) < 0)
 		return say(err, errlen, "out of memory");
-	}
-	l = &ls->l[ls->n++];
-	*l = (struct layer){ .fd = fd, .dev = st.st_dev, .ino = st.st_ino, .dev_index = di,
-			     .path = path };
+	l->dev_index = di;
 	return 0;
 }
 
@@ -262,8 +334,8 @@ static int check_overlap(struct layers *ls, char *err, size_t errlen)
 	if (!real)
 		return say(err, errlen, "out of memory");
 	for (i = 0; i < ls->n && r == 0; i++)
-		if (!(real[i] = realpath(ls->l[i].path, NULL)))
-			r = say(err, errlen, "%s: cannot resolve its path", ls->l[i].path);
+		if (!(real[i] = strdup(ls->l[i].real)))
+			r = say(err, errlen, "out of memory");
 	if (r == 0 && ls->workdir)
 		real[n++] = strdup(ls->workdir);
 	if (r == 0)
@@ -322,8 +394,10 @@ static int open_work(struct layers *ls, const char *workdir, char *err, size_t e
 	return 0;
 }
 
-/* Appends a list's layers to ls, after checking their number. */
-static int add_lower(struct layers *ls, const struct layer_list *lower, char *err, size_t errlen)
+/* Appends a list's layers to ls, after checking their number (old: as
+ * for add_layer). */
+static int add_lower(struct layers *ls, const struct layer_list *lower, const struct by_root *old,
+		     char *err, size_t errlen)
 {
 	char *p;
 
@@ -334,7 +408,7 @@ static int add_lower(struct layers *ls, const struct layer_list *lower, char *er
 	for (unsigned i = 0; i < lower->n; i++) {
 		if (!(p = strdup(lower->path[i])))
 			return say(err, errlen, "out of memory");
-		if (add_layer(ls, p, err, errlen) < 0)
+		if (add_layer(ls, p, old, err, errlen) < 0)
 			return -1;
 	}
 	return 0;
@@ -367,11 +441,11 @@ int layers_open(struct layers *ls, const struct layer_list *lower, const char *u
 			    "upperdir's filesystem)", workdir, strerror(errno));
 			goto fail;
 		}
-		if (add_layer(ls, strdup(upperdir), err, errlen) < 0)
+		if (add_layer(ls, strdup(upperdir), NULL, err, errlen) < 0)
 			goto fail;
 		ls->upper = true;
 	}
-	if (add_lower(ls, lower, err, errlen) < 0 || check_overlap(ls, err, errlen) < 0)
+	if (add_lower(ls, lower, NULL, err, errlen) < 0 || check_overlap(ls, err, errlen) < 0)
 		goto fail;
 	if (upperdir && open_work(ls, workdir, err, errlen) < 0)
 		goto fail;
@@ -381,47 +455,17 @@ fail:
 	return -1;
 }
 
-static int root_order(const void *a, const void *b, void *arg)
-{
-	const struct layer *l = arg, *x = &l[*(const unsigned *)a], *y = &l[*(const unsigned *)b];
-
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return (x->ino > y->ino) - (x->ino < y->ino);
-}
-
 /* map[i]: old layer i's number in ls, by its root (device and inode), or
- * LAYER_NONE; found by halving ls's layers sorted by root. */
+ * LAYER_NONE. */
 static int map_layers(const struct layers *old, const struct layers *ls, unsigned *map)
 {
-	unsigned *by = malloc(ls->n * sizeof(*by));
+	struct by_root b;
 
-	if (!by)
+	if (by_root_make(&b, ls) < 0)
 		return -1;
-	for (unsigned j = 0; j < ls->n; j++)
-		by[j] = j;
-	qsort_r(by, ls->n, sizeof(*by), root_order, ls->l);
-	for (unsigned i = 0; i < old->n; i++) {
-		unsigned lo = 0, hi = ls->n;
-
-		map[i] = LAYER_NONE;
-		while (lo < hi) {
-			unsigned mid = lo + (hi - lo) / 2;
-			const struct layer *m = &ls->l[by[mid]], *o = &old->l[i];
-			int c = m->dev != o->dev ? (m->dev < o->dev ? -1 : 1)
-						 : (m->ino > o->ino) - (m->ino < o->ino);
-
-			if (c == 0) {
-				map[i] = by[mid];
-				break;
-			}
-			if (c < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-	}
-	free(by);
+	for (unsigned i = 0; i < old->n; i++)
+		map[i] = by_root_find(&b, old->l[i].dev, old->l[i].ino);
+	free(b.order);
 	return 0;
 }
 
@@ -429,12 +473,14 @@ static int map_layers(const struct layers *old, const struct layers *ls, unsigne
 static int keep_upper(const struct layers *old, struct layers *ls, char *err, size_t errlen)
 {
 	ls->l[0] = old->l[0];
-	ls->l[0].fd = fcntl(old->l[0].fd, F_DUPFD_CLOEXEC, 0);
+	ls->l[0].borrowed = true;
+	ls->l[0].from = 0;
 	ls->l[0].path = strdup(old->l[0].path);
+	ls->l[0].real = strdup(old->l[0].real);
 	ls->n = 1;
 	ls->workfd = fcntl(old->workfd, F_DUPFD_CLOEXEC, 0);
 	ls->workdir = strdup(old->workdir);
-	if (ls->l[0].fd < 0 || !ls->l[0].path || ls->workfd < 0 || !ls->workdir)
+	if (!ls->l[0].path || !ls->l[0].real || ls->workfd < 0 || !ls->workdir)
 		return say(err, errlen, "upper layer: %s", strerror(errno));
 	return 0;
 }
@@ -444,16 +490,16 @@ static int keep_upper(const struct layers *old, struct layers *ls, char *err, si
  * mounted without one stays read-only: what it answered (EROFS, link
  * counts of a read-only view) the kernel may keep for a day.
  */
-static int new_upper(const struct layers *old, struct layers *ls, const char *upperdir,
+static int new_upper(const struct by_root *old, struct layers *ls, const char *upperdir,
 		     const char *workdir, char *err, size_t errlen)
 {
-	if (!old->upper)
+	if (!old->ls->upper)
 		return say(err, errlen, "the view was mounted without an upper layer: it stays "
 			   "read-only (mount it again with upperdir and workdir to write)");
 	if (!(ls->workdir = realpath(workdir, NULL)))
 		return say(err, errlen, "workdir %s: %s (it must be an empty directory on "
 			   "upperdir's filesystem)", workdir, strerror(errno));
-	if (add_layer(ls, strdup(upperdir), err, errlen) < 0)
+	if (add_layer(ls, strdup(upperdir), old, err, errlen) < 0)
 		return -1;
 	ls->upper = true;
 	return 0;
@@ -495,20 +541,22 @@ int layers_restack(const struct layers *old, const struct layer_list *lower,
 		   const char *upperdir, const char *workdir, struct layers *ls, unsigned *map,
 		   char *err, size_t errlen)
 {
+	struct by_root b = { 0 };
+
 	*ls = (struct layers){ .workfd = -1, .upper = old->upper };
 	ls->l = calloc(lower->n + 1, sizeof(*ls->l));
 	ls->devtab = malloc((old->devs ? old->devs : 1) * sizeof(*ls->devtab));
 	ls->mountpoint = strdup(old->mountpoint);
-	if (!ls->l || !ls->devtab || !ls->mountpoint) {
+	if (!ls->l || !ls->devtab || !ls->mountpoint || by_root_make(&b, old) < 0) {
 		say(err, errlen, "out of memory");
 		goto fail;
 	}
 	memcpy(ls->devtab, old->devtab, old->devs * sizeof(*ls->devtab));
 	ls->devs = old->devs;
-	if (upperdir ? new_upper(old, ls, upperdir, workdir, err, errlen) < 0
+	if (upperdir ? new_upper(&b, ls, upperdir, workdir, err, errlen) < 0
 		     : old->upper && keep_upper(old, ls, err, errlen) < 0)
 		goto fail;
-	if (add_lower(ls, lower, err, errlen) < 0 || check_overlap(ls, err, errlen) < 0)
+	if (add_lower(ls, lower, &b, err, errlen) < 0 || check_overlap(ls, err, errlen) < 0)
 		goto fail;
 	if (upperdir && new_work(old, ls, err, errlen) < 0)
 		goto fail;
@@ -520,17 +568,32 @@ int layers_restack(const struct layers *old, const struct layer_list *lower,
 		for (unsigned i = 0; i < old->n; i++)
 			if (i == 0 || map[i] == 0)
 				map[i] = LAYER_NONE;
+	free(b.order);
 	return 0;
 fail:
+	free(b.order);
 	layers_close(ls);
 	return -1;
+}
+
+/* ls, restacked from old, has taken old's place: the descriptors it
+ * borrowed are its own now, and old closes the others. */
+void layers_handover(struct layers *old, struct layers *ls)
+{
+	for (unsigned i = 0; i < ls->n; i++)
+		if (ls->l[i].borrowed) {
+			old->l[ls->l[i].from].fd = -1;
+			ls->l[i].borrowed = false;
+		}
 }
 
 void layers_close(struct layers *ls)
 {
 	for (unsigned i = 0; i < ls->n; i++) {
-		close(ls->l[i].fd);
+		if (ls->l[i].fd >= 0 && !ls->l[i].borrowed)
+			close(ls->l[i].fd);
 		free(ls->l[i].path);
+		free(ls->l[i].real);
 	}
 	if (ls->workfd >= 0)
 		close(ls->workfd);

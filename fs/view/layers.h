@@ -30,6 +30,10 @@ struct layer {
 	ino_t ino;          /* of its root: which layer it is, across a restack */
 	unsigned dev_index; /* which of the view's distinct filesystems */
 	char *path;
+	char *real;         /* its real path (the overlap check's) */
+	bool borrowed;      /* fd is old layer `from`'s of the stack restacked,
+			       until layers_handover */
+	unsigned from;
 };
 
 struct layers {
@@ -58,6 +62,7 @@ int layers_open(struct layers *ls, const struct layer_list *lower, const char *u
 int layers_restack(const struct layers *old, const struct layer_list *lower,
 		   const char *upperdir, const char *workdir, struct layers *ls, unsigned *map,
 		   char *err, size_t errlen);
+void layers_handover(struct layers *old, struct layers *ls);
 void layers_close(struct layers *ls);
 int layer_open(const struct layers *ls, unsigned layer, const char *path, int flags,
 	       mode_t mode);

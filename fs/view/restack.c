@@ -532,6 +532,7 @@ static struct layers swap_layers(struct restack *rs, struct layers *fresh)
 	struct view *v = rs->v;
 	struct layers old = v->layers;
 
+	layers_handover(&old, fresh);
 	if (old.workdir && strcmp(old.workdir, fresh->workdir) != 0)
 		view_keep_fds(v);
 	pthread_mutex_lock(&v->node_lock);

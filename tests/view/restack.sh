@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A mod stack's layers given by a file and changed while mounted (issue 43):
 # -o layers=FILE with 200 layers (relative paths, from the file's
-# directory); then, on a view of a game and two mods, `casefold view MNT
+# directory), and one more added live, which opens that one alone (the
+# daemon's 256 descriptors hold 200 layers, not 401); then, on a view of a
+# game and two mods, `casefold view MNT
 # layers` adds, removes and reorders mods live: after each change a lookup
 # by another spelling sees the new winner, a miss looked up before the
 # change finds the name a new mod brings, a file open across the changes
@@ -28,6 +30,11 @@ ovl_mount "layers=$S/layers"
 [ "$(cat "$M/DATA/shared.TXT")" = 1 ] || fail "layers=FILE: the top layer does not win"
 [ "$(cat "$M/data/MOD150.txt")" = mod150 ] || fail "layers=FILE: layer 150 not reached"
 [ "$(ls "$M/Data" | wc -l)" = 201 ] || fail "layers=FILE: $(ls "$M/Data" | wc -l) names, not 201"
+# A change opens only the layers new to the stack: 200 layers and one more
+# within the daemon's 256 descriptors (each layer is one).
+mkdir -p "$S/mod201/data" && echo 201 >"$S/mod201/data/SHARED.txt"
+"$CF_BUILD/casefold" view "$M" layers --add "$S/mod201" || fail "a layer added to 200 within 256 descriptors"
+[ "$(cat "$M/DATA/shared.TXT")" = 201 ] || fail "the layer added on top of 200 does not win"
 cfs_umount
 got=$(ovl_try "layers=$S/layers,lowerdir=$S/mod1" "$M")
 case $got in "status "[1-9]*"two ways"*) ;; *) fail "lowerdir and layers together: $got" ;; esac
