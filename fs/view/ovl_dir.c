@@ -59,6 +59,9 @@ static struct view_node *find_node(struct view *v, struct view_node *dir, struct
 		*ttl = dent_positive(&v->dentries, &dir->d->dcache, &v->names, CFS_FOLD, cn,
 				     n->name) ? v->timeout : 0.0;
 	}
+	/* A dentry of another spelling than shown: a restack names it (handed.c). */
+	if (*ttl > 0 && (!n || strcmp(cn->s, n->name) != 0))
+		view_handed_add(v, dir, cn);
 	pthread_mutex_unlock(&v->node_lock);
 	return n;
 }

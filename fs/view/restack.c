@@ -46,6 +46,9 @@ struct restack {
 	bool expire_all;          /* a directory changed whose old names are unknown */
 	struct view_node *head, *tail;  /* directories to read again, top down */
 	int err;                  /* the first directory that could not be */
+	struct view_node *at;     /* the directory being read again */
+	uint32_t *keys;           /* its groups whose winner changed (their keys) */
+	size_t nkeys, kcap;
 };
 
 static void note(struct restack *rs, struct view_node *parent, const char *name)
@@ -177,13 +180,37 @@ static struct merge_listing **reusable(struct view_node *dir)
 	return reuse;
 }
 
-/* A name of dir whose winner changed: its dentries go (node lock). */
+/*
+ * A name of dir whose winner changed: its dentries go (node lock) — that
+ * of the spelling shown, and those of the other spellings dir handed out
+ * for its group (handed.c), once dir is compared; without a complete
+ * record of them, every dentry of the mount, if one may exist
+ * (dent_behind).
+ */
 static void changed(struct restack *rs, struct view_node *dir, const char *name)
 {
 	struct cfs_name cn = names_name(name);
+	uint32_t *more;
 
 	note(rs, dir, name);
-	dent_behind(&rs->v->dentries, &dir->d->dcache, &rs->v->names, CFS_FOLD, &cn);
+	if (rs->nkeys == rs->kcap) {
+		rs->kcap = rs->kcap ? 2 * rs->kcap : 64;
+		if ((more = realloc(rs->keys, rs->kcap * sizeof(*more))))
+			rs->keys = more;
+		else
+			rs->kcap = rs->nkeys;
+	}
+	if (rs->nkeys < rs->kcap && view_handed_complete(rs->v, dir))
+		rs->keys[rs->nkeys++] = merge_key(&rs->v->names, &cn);
+	else
+		dent_behind(&rs->v->dentries, &dir->d->dcache, &rs->v->names, CFS_FOLD, &cn);
+}
+
+static void note_spelling(void *arg, const char *spelling)
+{
+	struct restack *rs = arg;
+
+	note(rs, rs->at, spelling);
 }
 
 /*
@@ -327,7 +354,9 @@ static void kids(struct restack *rs, struct view_node *dir, struct merge *m)
 			changed(rs, dir, n->name);
 			continue;
 		}
-		if (name) {
+		if (name) {  /* the kernel's dentry may still have the old spelling */
+			cn = names_name(n->name);
+			view_handed_add(rs->v, dir, &cn);
 			free(n->name);
 			n->name = name;
 		}
@@ -436,6 +465,9 @@ static void redo(struct restack *rs, struct view_node *dir)
 		rs->expire_all = true;  /* it may hold misses no index recorded */
 	if (m)
 		kids(rs, dir, m);
+	rs->at = dir;
+	view_handed_each(v, dir, rs->keys, rs->nkeys, note_spelling, rs);
+	rs->nkeys = 0;
 	view_install(v, dir, m);
 	pthread_mutex_unlock(&v->node_lock);
 }
@@ -595,6 +627,7 @@ int view_restack(struct view *v, const struct layer_list *lower, const char *upp
 	layers_close(&old);
 	free(rs.notes);
 	free(rs.dirs);
+	free(rs.keys);
 	free(map);
 	return r;
 }

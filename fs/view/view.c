@@ -54,6 +54,7 @@ static void node_free(struct view_node *n)
 			merge_free(l->index);
 			free(l);
 		}
+		view_handed_free(n->d->handed);
 		pthread_mutex_destroy(&n->d->change);
 		free(n->d);
 	}

@@ -70,6 +70,8 @@ struct view_dir {
 	struct view_part *parts;   /* layers holding it, top first; node lock */
 	unsigned nparts;
 	struct cfs_dcache dcache;  /* what the kernel was handed; node lock */
+	struct view_handed *handed;  /* its spellings, but the shown ones
+				      (handed.c); node lock */
 	struct view_node *kids;    /* nodes naming this one as parent, gone ones
 				      too (view_forget keeps dir while any is
 				      left); node lock */
@@ -183,6 +185,13 @@ void view_install(struct view *v, struct view_node *dir, struct merge *m);
 int view_set_parts(struct view_node *dir, const struct merge *m, uint32_t idx);
 int view_part_path_locked(struct view *v, struct view_node *dir, unsigned part,
 			  const char *name, char *buf, size_t len);
+
+/* handed.c (node lock) */
+void view_handed_add(struct view *v, struct view_node *dir, struct cfs_name *given);
+bool view_handed_complete(struct view *v, struct view_node *dir);
+void view_handed_each(struct view *v, struct view_node *dir, uint32_t *keys, size_t n,
+		      void (*fn)(void *arg, const char *spelling), void *arg);
+void view_handed_free(struct view_handed *h);
 
 /* restack.c: a mounted view's layers changed (ovl_ops.c's ioctl) */
 int view_restack(struct view *v, const struct layer_list *lower, const char *upperdir,
