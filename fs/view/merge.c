@@ -225,6 +225,17 @@ uint32_t merge_find(const struct merge *m, const struct cfs_names *nm, struct cf
 	return wh ? MERGE_NONE : i;
 }
 
+/* merge_find for the spelling s, whose key is known (an entry's of
+ * another index of the directory: a restack compares the two). */
+uint32_t merge_find_key(const struct merge *m, const struct cfs_names *nm, const char *s,
+			uint32_t key)
+{
+	struct cfs_name name = names_name(s);
+	uint32_t i = group(m, nm, &name, key);
+
+	return i != MERGE_NONE && (m->e[i].flags & MERGE_WHITEOUT) ? MERGE_NONE : i;
+}
+
 /*
  * Whether directory a (layer, spelling) gives the merged directory's inode
  * number before directory b: the bottom layer's, and in it the smallest

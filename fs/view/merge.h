@@ -94,6 +94,8 @@ uint32_t merge_merged(const struct merge *m, uint32_t after);
 void merge_seal(struct merge *m, uint32_t idx, uint64_t ino);
 uint32_t merge_find(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
 		    uint32_t *whiteout);
+uint32_t merge_find_key(const struct merge *m, const struct cfs_names *nm, const char *s,
+			uint32_t key);
 uint32_t merge_add(struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
 		   unsigned layer, unsigned from, unsigned char type, uint64_t ino,
 		   unsigned flags);

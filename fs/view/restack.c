@@ -251,28 +251,25 @@ static bool same_object(const struct view_dir *d, const struct merge *old, uint3
 
 /*
  * Every name of dir whose winner is not the same in the new index m as in
- * the old one (node lock): each group shown before or after.
+ * the old one (node lock): each group shown before or after, by the
+ * spelling it was shown by (a dentry of the new one, if the kernel keeps
+ * one, was handed out as another spelling or a miss: changed names it).
+ * The two indexes key a group alike: nothing is hashed again.
  */
 static void diff(struct restack *rs, struct view_node *dir, const struct merge *old,
 		 const struct merge *m)
 {
-	struct cfs_name cn;
+	const struct cfs_names *nm = &rs->v->names;
 	uint32_t j;
 
 	for (uint32_t i = merge_next(old, 0); i != MERGE_NONE; i = merge_next(old, i + 1)) {
-		cn = names_name(merge_name(old, i));
-		j = merge_find(m, &rs->v->names, &cn, NULL);
-		if (same_object(dir->d, old, i, m, j) || same_dir(old, i, m, j))
-			continue;
-		changed(rs, dir, merge_name(old, i));
-		if (j != MERGE_NONE && strcmp(merge_name(old, i), merge_name(m, j)) != 0)
-			note(rs, dir, merge_name(m, j));
+		j = merge_find_key(m, nm, merge_name(old, i), merge_entry(old, i)->hash);
+		if (!same_object(dir->d, old, i, m, j) && !same_dir(old, i, m, j))
+			changed(rs, dir, merge_name(old, i));
 	}
-	for (uint32_t i = merge_next(m, 0); i != MERGE_NONE; i = merge_next(m, i + 1)) {
-		cn = names_name(merge_name(m, i));
-		if (merge_find(old, &rs->v->names, &cn, NULL) == MERGE_NONE)
+	for (uint32_t i = merge_next(m, 0); i != MERGE_NONE; i = merge_next(m, i + 1))
+		if (merge_find_key(old, nm, merge_name(m, i), merge_entry(m, i)->hash) == MERGE_NONE)
 			changed(rs, dir, merge_name(m, i));
-	}
 }
 
 /*
@@ -334,24 +331,28 @@ static void kids(struct restack *rs, struct view_node *dir, struct merge *m)
 		char *name = NULL;
 		uint32_t idx;
 		struct merge_entry *e;
-		bool keep;
+		bool same, keep;
 
 		if (n->gone)
 			continue;
-		idx = merge_find(m, &rs->v->names, &cn, NULL);
+		idx = dir->d->index ? merge_find_key(m, &rs->v->names, n->name,
+						     merge_entry(dir->d->index, n->idx)->hash)
+				    : merge_find(m, &rs->v->names, &cn, NULL);
 		e = idx == MERGE_NONE ? NULL : merge_entry(m, idx);
 		shown = e ? merge_name(m, idx) : NULL;
-		keep = e && !e->node && e->type == n->type;
-		if (keep && !n->d)
-			keep = dir->d->corr[n->from] == e->from && strcmp(shown, n->name) == 0;
-		else if (keep && strcmp(shown, n->name) != 0)
+		same = e && e->type == n->type &&
+		       (n->d || (dir->d->corr[n->from] == e->from && strcmp(shown, n->name) == 0));
+		keep = same && !e->node;
+		if (keep && n->d && strcmp(shown, n->name) != 0)
 			keep = (name = strdup(shown)) != NULL;
 		if (keep && n->d)
 			keep = view_set_parts(n, m, idx) == 0;
 		if (!keep) {
 			free(name);
 			drop(rs, n);
-			changed(rs, dir, n->name);
+			/* diff named every group whose winner changed; not this one */
+			if (!dir->d->index || same)
+				changed(rs, dir, n->name);
 			continue;
 		}
 		if (name) {  /* the kernel's dentry may still have the old spelling */
