@@ -29,10 +29,13 @@
 /* No part: an old part that is none of the new ones. */
 #define NO_PART UINT_MAX
 
-/* One name the kernel must forget (a dentry of parent). */
+/* One name the kernel must forget (a dentry of parent): a directory's
+ * wholly, with what its dentry holds below it; any other's expires (its
+ * next use asks again, fk_notify_expire_entry). */
 struct notice {
 	uint64_t parent;
 	char *name;
+	bool dir;
 };
 
 struct restack {
@@ -47,11 +50,14 @@ struct restack {
 	struct view_node *head, *tail;  /* directories to read again, top down */
 	int err;                  /* the first directory that could not be */
 	struct view_node *at;     /* the directory being read again */
-	uint32_t *keys;           /* its groups whose winner changed (their keys) */
-	size_t nkeys, kcap;
+	struct keys {             /* its groups whose winner changed (their
+				     keys): [1] those that were directories */
+		uint32_t *key;
+		size_t n, cap;
+	} keys[2];
 };
 
-static void note(struct restack *rs, struct view_node *parent, const char *name)
+static void note(struct restack *rs, struct view_node *parent, const char *name, bool dir)
 {
 	struct notice *more;
 
@@ -64,6 +70,7 @@ static void note(struct restack *rs, struct view_node *parent, const char *name)
 		rs->notes = more;
 	}
 	rs->notes[rs->nnotes].parent = view_id(rs->v, parent);
+	rs->notes[rs->nnotes].dir = dir;
 	if ((rs->notes[rs->nnotes].name = strdup(name)))
 		rs->nnotes++;
 	else
@@ -181,36 +188,44 @@ static struct merge_listing **reusable(struct view_node *dir)
 }
 
 /*
- * A name of dir whose winner changed: its dentries go (node lock) — that
- * of the spelling shown, and those of the other spellings dir handed out
- * for its group (handed.c), once dir is compared; without a complete
- * record of them, every dentry of the mount, if one may exist
- * (dent_behind).
+ * A name of dir whose winner changed (was a directory: wasdir): its
+ * dentries go (node lock) — that of the spelling shown, and those of the
+ * other spellings dir handed out for its group (handed.c), once dir is
+ * compared; without a complete record of them, every dentry of the mount,
+ * if one may exist (dent_behind).
  */
-static void changed(struct restack *rs, struct view_node *dir, const char *name)
+static void changed(struct restack *rs, struct view_node *dir, const char *name, bool wasdir)
 {
 	struct cfs_name cn = names_name(name);
+	struct keys *k = &rs->keys[wasdir];
 	uint32_t *more;
 
-	note(rs, dir, name);
-	if (rs->nkeys == rs->kcap) {
-		rs->kcap = rs->kcap ? 2 * rs->kcap : 64;
-		if ((more = realloc(rs->keys, rs->kcap * sizeof(*more))))
-			rs->keys = more;
+	note(rs, dir, name, wasdir);
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 64;
+		if ((more = realloc(k->key, k->cap * sizeof(*more))))
+			k->key = more;
 		else
-			rs->kcap = rs->nkeys;
+			k->cap = k->n;
 	}
-	if (rs->nkeys < rs->kcap && view_handed_complete(rs->v, dir))
-		rs->keys[rs->nkeys++] = merge_key(&rs->v->names, &cn);
+	if (k->n < k->cap && view_handed_complete(rs->v, dir))
+		k->key[k->n++] = merge_key(&rs->v->names, &cn);
 	else
 		dent_behind(&rs->v->dentries, &dir->d->dcache, &rs->v->names, CFS_FOLD, &cn);
 }
 
-static void note_spelling(void *arg, const char *spelling)
+static void note_handed_file(void *arg, const char *spelling)
 {
 	struct restack *rs = arg;
 
-	note(rs, rs->at, spelling);
+	note(rs, rs->at, spelling, false);
+}
+
+static void note_handed_dir(void *arg, const char *spelling)
+{
+	struct restack *rs = arg;
+
+	note(rs, rs->at, spelling, true);
 }
 
 /*
@@ -265,11 +280,11 @@ static void diff(struct restack *rs, struct view_node *dir, const struct merge *
 	for (uint32_t i = merge_next(old, 0); i != MERGE_NONE; i = merge_next(old, i + 1)) {
 		j = merge_find_key(m, nm, merge_name(old, i), merge_entry(old, i)->hash);
 		if (!same_object(dir->d, old, i, m, j) && !same_dir(old, i, m, j))
-			changed(rs, dir, merge_name(old, i));
+			changed(rs, dir, merge_name(old, i), merge_entry(old, i)->type == DT_DIR);
 	}
 	for (uint32_t i = merge_next(m, 0); i != MERGE_NONE; i = merge_next(m, i + 1))
 		if (merge_find_key(old, nm, merge_name(m, i), merge_entry(m, i)->hash) == MERGE_NONE)
-			changed(rs, dir, merge_name(m, i));
+			changed(rs, dir, merge_name(m, i), false);  /* misses only */
 }
 
 /*
@@ -352,7 +367,7 @@ static void kids(struct restack *rs, struct view_node *dir, struct merge *m)
 			drop(rs, n);
 			/* diff named every group whose winner changed; not this one */
 			if (!dir->d->index || same)
-				changed(rs, dir, n->name);
+				changed(rs, dir, n->name, n->d != NULL);
 			continue;
 		}
 		if (name) {  /* the kernel's dentry may still have the old spelling */
@@ -467,8 +482,9 @@ static void redo(struct restack *rs, struct view_node *dir)
 	if (m)
 		kids(rs, dir, m);
 	rs->at = dir;
-	view_handed_each(v, dir, rs->keys, rs->nkeys, note_spelling, rs);
-	rs->nkeys = 0;
+	view_handed_each(v, dir, rs->keys[0].key, rs->keys[0].n, note_handed_file, rs);
+	view_handed_each(v, dir, rs->keys[1].key, rs->keys[1].n, note_handed_dir, rs);
+	rs->keys[0].n = rs->keys[1].n = 0;
 	view_install(v, dir, m);
 	pthread_mutex_unlock(&v->node_lock);
 }
@@ -546,8 +562,8 @@ static void tell(struct restack *rs)
 	struct fk_session *se = rs->v->dentries.se;
 
 	for (size_t i = 0; i < rs->nnotes; i++) {
-		fk_notify_inval_entry(se, rs->notes[i].parent, rs->notes[i].name,
-				      strlen(rs->notes[i].name));
+		(rs->notes[i].dir ? fk_notify_inval_entry : fk_notify_expire_entry)(
+			se, rs->notes[i].parent, rs->notes[i].name, strlen(rs->notes[i].name));
 		free(rs->notes[i].name);
 	}
 	for (size_t i = 0; i < rs->ndirs; i++)
@@ -628,7 +644,8 @@ int view_restack(struct view *v, const struct layer_list *lower, const char *upp
 	layers_close(&old);
 	free(rs.notes);
 	free(rs.dirs);
-	free(rs.keys);
+	free(rs.keys[0].key);
+	free(rs.keys[1].key);
 	free(map);
 	return r;
 }
