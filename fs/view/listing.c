@@ -11,11 +11,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "view/merge.h"
+
+/* A listing being read: grown as names come, then made one block. */
+struct scratch {
+	struct merge_listed *e;
+	uint32_t n, cap;
+	char *names;
+	uint32_t nlen, ncap;
+};
 
 static int grow(void **buf, uint32_t *cap, size_t size, uint32_t need)
 {
@@ -42,22 +51,50 @@ uint32_t merge_key(const struct cfs_names *nm, struct cfs_name *name)
 	return (uint32_t)names_spelling(nm, name);
 }
 
+/* A name's kind, the byte before its spelling: its DT_* type, and these. */
+enum { KIND_WHITEOUT = 0x10, KIND_DOTWH = 0x20 };
+
 /* Appends name (the group's spelling) with what feeding it needs. */
-static int add(struct merge_listing *l, const struct cfs_names *nm, const char *name,
-	       uint64_t ino, unsigned char type, unsigned flags)
+static int add(struct scratch *l, const struct cfs_names *nm, const char *name, uint64_t ino,
+	       unsigned char type, bool whiteout, bool dotwh)
 {
 	size_t len = strlen(name);
 	struct cfs_name cn = names_name(name);
 
-	if (grow((void **)&l->e, &l->cap, sizeof(*l->e), l->n + 1) < 0 ||
-	    grow((void **)&l->names, &l->ncap, 1, l->nlen + (uint32_t)len + 1) < 0)
+	if (len + 2 > UINT32_MAX - l->nlen ||
+	    grow((void **)&l->e, &l->cap, sizeof(*l->e), l->n + 1) < 0 ||
+	    grow((void **)&l->names, &l->ncap, 1, l->nlen + (uint32_t)len + 2) < 0)
 		return -ENOMEM;
-	memcpy(l->names + l->nlen, name, len + 1);
+	l->names[l->nlen] = (char)((type & 0x0f) | (whiteout ? KIND_WHITEOUT : 0) |
+				   (dotwh ? KIND_DOTWH : 0));
+	memcpy(l->names + l->nlen + 1, name, len + 1);
 	l->e[l->n++] = (struct merge_listed){ .ino = ino, .key = merge_key(nm, &cn),
-					      .name = l->nlen, .type = type,
-					      .flags = (uint8_t)flags };
-	l->nlen += (uint32_t)len + 1;
+					      .name = l->nlen };
+	l->nlen += (uint32_t)len + 2;
 	return 0;
+}
+
+/*
+ * The listing as one block of its exact size: indexes keep thousands of
+ * them, most of a few names (a mod's part of a folder).
+ */
+static struct merge_listing *block(const struct scratch *sc, bool opaque)
+{
+	if (sc->nlen > 0x7fffffff)
+		return NULL;
+	size_t head = offsetof(struct merge_listing, e), entries = sc->n * sizeof(*sc->e);
+	struct merge_listing *l = malloc(head + entries + sc->nlen);
+
+	if (!l)
+		return NULL;
+	l->n = sc->n;
+	l->nlen = sc->nlen & 0x7fffffff;
+	l->opaque = opaque;
+	if (sc->n)
+		memcpy(l->e, sc->e, entries);
+	if (sc->nlen)
+		memcpy((char *)l + head + entries, sc->names, sc->nlen);
+	return l;
 }
 
 /*
@@ -70,13 +107,11 @@ int merge_list(const struct cfs_names *nm, int dirfd, struct merge_listing **out
 {
 	enum marker_dir md = marker_dir(dirfd);
 	_Alignas(struct dirent64) char buf[32768];
-	struct merge_listing *l = calloc(1, sizeof(*l));
+	struct scratch sc = { 0 };
+	bool opaque = md == MARKER_OPAQUE;
 	ssize_t n = 0;
 	int r = 0;
 
-	if (!l)
-		return -ENOMEM;
-	l->opaque = md == MARKER_OPAQUE;
 	while (r == 0 && (n = getdents64(dirfd, buf, sizeof(buf))) > 0) {
 		for (ssize_t off = 0; r == 0 && off < n;) {
 			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
@@ -89,37 +124,47 @@ int merge_list(const struct cfs_names *nm, int dirfd, struct merge_listing **out
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 				continue;
 			if (dotwh && !*dotwh) {  /* the opaque marker file */
-				l->opaque = true;
+				opaque = true;
 				continue;
 			}
 			whiteout = dotwh || marker_is_whiteout(dirfd, de->d_name, type, md);
 			if (type == DT_UNKNOWN &&
 			    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 				type = IFTODT(st.st_mode);
-			r = add(l, nm, dotwh ? dotwh : de->d_name, de->d_ino, type,
-				(whiteout ? MERGE_WHITEOUT : 0) | (dotwh ? MERGE_DOTWH : 0));
+			r = add(&sc, nm, dotwh ? dotwh : de->d_name, de->d_ino, type, whiteout,
+				dotwh != NULL);
 		}
 	}
 	if (r == 0 && n < 0)
 		r = -errno;
-	if (r < 0) {
-		merge_listing_free(l);
-		return r;
-	}
-	*out = l;
-	return 0;
+	if (r == 0 && !(*out = block(&sc, opaque)))
+		r = -ENOMEM;
+	free(sc.e);
+	free(sc.names);
+	return r;
+}
+
+/* The spelling of name i of l. */
+const char *merge_listed_name(const struct merge_listing *l, uint32_t i)
+{
+	return (const char *)(l->e + l->n) + l->e[i].name + 1;
+}
+
+/* The DT_* type of name i of l; *flags: MERGE_WHITEOUT, MERGE_DOTWH. */
+unsigned merge_listed_kind(const struct merge_listing *l, uint32_t i, unsigned *flags)
+{
+	unsigned k = (unsigned char)((const char *)(l->e + l->n))[l->e[i].name];
+
+	*flags = (k & KIND_WHITEOUT ? MERGE_WHITEOUT : 0) | (k & KIND_DOTWH ? MERGE_DOTWH : 0);
+	return k & 0x0f;
 }
 
 void merge_listing_free(struct merge_listing *l)
 {
-	if (!l)
-		return;
-	free(l->e);
-	free(l->names);
 	free(l);
 }
 
 size_t merge_listing_memory(const struct merge_listing *l)
 {
-	return sizeof(*l) + (size_t)l->cap * sizeof(*l->e) + l->ncap;
+	return offsetof(struct merge_listing, e) + l->n * sizeof(*l->e) + l->nlen;
 }

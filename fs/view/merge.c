@@ -411,17 +411,18 @@ int merge_feed(struct merge *m, const struct cfs_names *nm, const struct layers 
 	m->layer = layer;
 	for (uint32_t i = 0; i < l->n; i++) {
 		const struct merge_listed *x = &l->e[i];
-		struct cfs_name name = names_name(l->names + x->name);
-		struct member o = { .name = &name, .layer = layer, .from = from, .type = x->type,
+		struct cfs_name name = names_name(merge_listed_name(l, i));
+		unsigned flags, type = merge_listed_kind(l, i, &flags);
+		struct member o = { .name = &name, .layer = layer, .from = from,
+				    .type = (unsigned char)type,
 				    .ino = layer_ino(ls, layer, x->ino),
-				    .whiteout = x->flags & MERGE_WHITEOUT,
-				    .dotwh = x->flags & MERGE_DOTWH };
+				    .whiteout = flags & MERGE_WHITEOUT,
+				    .dotwh = flags & MERGE_DOTWH };
 		uint32_t idx = group(m, nm, &name, x->key);
 		int r;
 
 		if (idx == MERGE_NONE)
-			r = add_keyed(m, &o, x->key, x->flags & (MERGE_WHITEOUT | MERGE_DOTWH)) ==
-			    MERGE_NONE ? -ENOMEM : 0;
+			r = add_keyed(m, &o, x->key, flags) == MERGE_NONE ? -ENOMEM : 0;
 		else
 			r = m->e[idx].layer == layer ? same_layer(m, idx, &o) : below(m, idx, &o);
 		if (r < 0)

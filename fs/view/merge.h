@@ -61,24 +61,25 @@ struct merge;
 struct merge_listed {
 	uint64_t ino;        /* in its layer's filesystem */
 	uint32_t key;        /* its group's (merge_key) */
-	uint32_t name;       /* its group's spelling (a ".wh." whiteout's target),
-				in names */
-	uint8_t type;        /* DT_* */
-	uint8_t flags;       /* MERGE_WHITEOUT, MERGE_DOTWH */
+	uint32_t name;       /* its kind and its group's spelling (a ".wh."
+				whiteout's target): merge_listed_kind, _name */
 };
 
-/* A part of the directory, as read (listing.c). */
+/* A part of the directory, as read (listing.c): one block, each name's
+ * kind and spelling after e (16 bytes a name, and its spelling's and
+ * one more). */
 struct merge_listing {
-	struct merge_listed *e;
-	uint32_t n, cap;
-	char *names;
-	uint32_t nlen, ncap;
-	bool opaque;         /* it hides the layers below */
+	uint32_t n;
+	uint32_t nlen : 31;  /* the kinds' and spellings' bytes */
+	uint32_t opaque : 1; /* it hides the layers below */
+	struct merge_listed e[];
 };
 
 /* listing.c */
 uint32_t merge_key(const struct cfs_names *nm, struct cfs_name *name);
 int merge_list(const struct cfs_names *nm, int dirfd, struct merge_listing **out);
+const char *merge_listed_name(const struct merge_listing *l, uint32_t i);
+unsigned merge_listed_kind(const struct merge_listing *l, uint32_t i, unsigned *flags);
 void merge_listing_free(struct merge_listing *l);
 size_t merge_listing_memory(const struct merge_listing *l);
 

@@ -507,6 +507,10 @@ static void seal(struct view *v, struct view_node *dir, struct merge *m)
 	}
 }
 
+/* The fewest parts a directory keeps its lower parts' listings for (a
+ * restack merges it again from them; fewer are read again). */
+#define VIEW_KEEP_PARTS 4
+
 /* Orders dir's parts as they are read: by layer, then by index. */
 static int part_order(const void *a, const void *b)
 {
@@ -537,7 +541,8 @@ static int read_part(struct view *v, struct view_node *dir, unsigned part, unsig
  * layer; an opaque part ends the reading after its layer's other parts.
  * A part whose listing is in reuse (by part, or reuse NULL; a restack's
  * lower parts it had read before) is not read again; the index keeps the
- * lower layers' listings (listing.c), and reuse is emptied.
+ * lower layers' listings of a directory of many parts (listing.c), and
+ * reuse is emptied.
  */
 int view_build(struct view *v, struct view_node *dir, struct merge_listing **reuse,
 	       struct merge **out)
@@ -570,8 +575,10 @@ int view_build(struct view *v, struct view_node *dir, struct merge_listing **reu
 			stop = layer;
 			r = 0;
 		}
-		/* The upper layer's parts change as the view writes: read each time. */
-		if (r < 0 || (layer == 0 && v->layers.upper) || merge_keep(m, part, l) < 0)
+		/* The upper layer's parts change as the view writes: read each time;
+		 * so is a directory of a few parts, as cheap to read as to keep. */
+		if (r < 0 || (layer == 0 && v->layers.upper) || n < VIEW_KEEP_PARTS ||
+		    merge_keep(m, part, l) < 0)
 			merge_listing_free(l);
 	}
 	for (unsigned i = 0; reuse && i < n; i++) {
