@@ -21,7 +21,7 @@
 
 struct handed {
 	uint64_t spelling;   /* the keyed hash of its bytes: each kept once */
-	uint32_t key;        /* its group's (merge_key) */
+	uint32_t key;        /* its group's (listing_key) */
 	uint32_t name;       /* in names */
 };
 
@@ -36,7 +36,7 @@ struct view_handed {
 	bool full;           /* a spelling could not be recorded */
 };
 
-void view_handed_free(struct view_handed *h)
+void handed_free(struct view_handed *h)
 {
 	if (!h)
 		return;
@@ -54,7 +54,7 @@ static struct view_handed *current(struct view *v, struct view_node *dir)
 	uint64_t now = atomic_load(&v->dentries.now);
 
 	if (h && h->epoch != now) {
-		view_handed_free(h);
+		handed_free(h);
 		h = dir->d->handed = NULL;
 	}
 	if (!h && (h = dir->d->handed = calloc(1, sizeof(*h))))
@@ -102,7 +102,7 @@ static bool room(void **buf, uint32_t *cap, size_t size, uint32_t need)
  * positive of another spelling than the one shown, or a miss): recorded
  * (node lock).
  */
-void view_handed_add(struct view *v, struct view_node *dir, struct cfs_name *given)
+void handed_add(struct view *v, struct view_node *dir, struct cfs_name *given)
 {
 	struct view_handed *h = current(v, dir);
 	uint64_t sp;
@@ -127,7 +127,7 @@ void view_handed_add(struct view *v, struct view_node *dir, struct cfs_name *giv
 	}
 	memcpy(h->names + h->nlen, given->s, given->len);
 	h->names[h->nlen + given->len] = '\0';
-	h->e[h->n] = (struct handed){ .spelling = sp, .key = merge_key(&v->names, given),
+	h->e[h->n] = (struct handed){ .spelling = sp, .key = listing_key(&v->names, given),
 				      .name = h->nlen };
 	h->nlen += (uint32_t)given->len + 1;
 	for (k = (uint32_t)sp & (h->nslots - 1); h->slot[k]; k = (k + 1) & (h->nslots - 1))
@@ -136,7 +136,7 @@ void view_handed_add(struct view *v, struct view_node *dir, struct cfs_name *giv
 }
 
 /* Whether dir's record holds every spelling it handed out (node lock). */
-bool view_handed_complete(struct view *v, struct view_node *dir)
+bool handed_complete(struct view *v, struct view_node *dir)
 {
 	struct view_handed *h = current(v, dir);
 
@@ -155,7 +155,7 @@ static int key_order(const void *a, const void *b)
  * keys (n of them, sorted here): the dentries of the groups whose winner
  * changed.  Node lock.
  */
-void view_handed_each(struct view *v, struct view_node *dir, uint32_t *keys, size_t n,
+void handed_each(struct view *v, struct view_node *dir, uint32_t *keys, size_t n,
 		      void (*fn)(void *arg, const char *spelling), void *arg)
 {
 	struct view_handed *h = current(v, dir);

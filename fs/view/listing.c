@@ -1,9 +1,9 @@
 /*
  * One part of a merged directory, read: its names with what merging them
- * needs (type, inode number, whiteout or not, the group's key: merge_key), and
+ * needs (type, inode number, whiteout or not, the group's key: listing_key), and
  * whether it hides the layers below.  A lower layer's part does not change
  * while the view is mounted (overlayfs's rule), so the index keeps its
- * listing (merge_keep), and a restack merges the part again from it
+ * listing (merge.h, merge_keep), and a restack merges the part again from it
  * instead of reading it: a change of one mod among a thousand then reads
  * the directories of that mod, not the thousand others' (fs/view/DESIGN.md,
  * "Changing the layers").
@@ -16,11 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "view/merge.h"
+#include "view/layers.h"
+#include "view/listing.h"
 
 /* A listing being read: grown as names come, then made one block. */
 struct scratch {
-	struct merge_listed *e;
+	struct listed *e;
 	uint32_t n, cap;
 	char *names;
 	uint32_t nlen, ncap;
@@ -44,7 +45,7 @@ static int grow(void **buf, uint32_t *cap, size_t size, uint32_t need)
 
 /* The key a name is chained by in an index: the fold hash, or for a name
  * strict folding refuses, the hash of its bytes (it matches only itself). */
-uint32_t merge_key(const struct cfs_names *nm, struct cfs_name *name)
+uint32_t listing_key(const struct cfs_names *nm, struct cfs_name *name)
 {
 	if (names_hash(nm, CFS_FOLD, name) == 0)
 		return (uint32_t)name->hash;
@@ -68,7 +69,7 @@ static int add(struct scratch *l, const struct cfs_names *nm, const char *name, 
 	l->names[l->nlen] = (char)((type & 0x0f) | (whiteout ? KIND_WHITEOUT : 0) |
 				   (dotwh ? KIND_DOTWH : 0));
 	memcpy(l->names + l->nlen + 1, name, len + 1);
-	l->e[l->n++] = (struct merge_listed){ .ino = ino, .key = merge_key(nm, &cn),
+	l->e[l->n++] = (struct listed){ .ino = ino, .key = listing_key(nm, &cn),
 					      .name = l->nlen };
 	l->nlen += (uint32_t)len + 2;
 	return 0;
@@ -78,12 +79,12 @@ static int add(struct scratch *l, const struct cfs_names *nm, const char *name, 
  * The listing as one block of its exact size: indexes keep thousands of
  * them, most of a few names (a mod's part of a folder).
  */
-static struct merge_listing *block(const struct scratch *sc, bool opaque)
+static struct listing *block(const struct scratch *sc, bool opaque)
 {
 	if (sc->nlen > 0x7fffffff)
 		return NULL;
-	size_t head = offsetof(struct merge_listing, e), entries = sc->n * sizeof(*sc->e);
-	struct merge_listing *l = malloc(head + entries + sc->nlen);
+	size_t head = offsetof(struct listing, e), entries = sc->n * sizeof(*sc->e);
+	struct listing *l = malloc(head + entries + sc->nlen);
 
 	if (!l)
 		return NULL;
@@ -103,7 +104,7 @@ static struct merge_listing *block(const struct scratch *sc, bool opaque)
  * reads one directory per layer, so each system call saved is saved
  * hundreds of times.  0 or -errno.
  */
-int merge_list(const struct cfs_names *nm, int dirfd, struct merge_listing **out)
+int listing_read(const struct cfs_names *nm, int dirfd, struct listing **out)
 {
 	enum marker_dir md = marker_dir(dirfd);
 	_Alignas(struct dirent64) char buf[32768];
@@ -145,26 +146,28 @@ int merge_list(const struct cfs_names *nm, int dirfd, struct merge_listing **out
 }
 
 /* The spelling of name i of l. */
-const char *merge_listed_name(const struct merge_listing *l, uint32_t i)
+const char *listing_name(const struct listing *l, uint32_t i)
 {
 	return (const char *)(l->e + l->n) + l->e[i].name + 1;
 }
 
-/* The DT_* type of name i of l; *flags: MERGE_WHITEOUT, MERGE_DOTWH. */
-unsigned merge_listed_kind(const struct merge_listing *l, uint32_t i, unsigned *flags)
+/* The DT_* type of name i of l, and whether it is a whiteout, and one of
+ * the ".wh." form. */
+unsigned listing_kind(const struct listing *l, uint32_t i, bool *whiteout, bool *dotwh)
 {
 	unsigned k = (unsigned char)((const char *)(l->e + l->n))[l->e[i].name];
 
-	*flags = (k & KIND_WHITEOUT ? MERGE_WHITEOUT : 0) | (k & KIND_DOTWH ? MERGE_DOTWH : 0);
+	*whiteout = k & KIND_WHITEOUT;
+	*dotwh = k & KIND_DOTWH;
 	return k & 0x0f;
 }
 
-void merge_listing_free(struct merge_listing *l)
+void listing_free(struct listing *l)
 {
 	free(l);
 }
 
-size_t merge_listing_memory(const struct merge_listing *l)
+size_t listing_memory(const struct listing *l)
 {
-	return offsetof(struct merge_listing, e) + l->n * sizeof(*l->e) + l->nlen;
+	return offsetof(struct listing, e) + l->n * sizeof(*l->e) + l->nlen;
 }

@@ -49,7 +49,7 @@ struct merge {
 	unsigned layer;            /* the layer being fed (merge_feed) */
 	uint32_t *closing;         /* entries MERGE_CLOSING in that layer */
 	uint32_t nclosing, ccap;
-	struct merge_listing **kept;  /* by part: the lower parts' listings */
+	struct listing **kept;  /* by part: the lower parts' listings */
 	uint32_t nkept;
 	size_t kept_bytes;
 	atomic_size_t *total;      /* every index's memory (merge_new) */
@@ -89,7 +89,7 @@ void merge_free(struct merge *m)
 	free(m->arena);
 	free(m->closing);
 	for (uint32_t i = 0; i < m->nkept; i++)
-		merge_listing_free(m->kept[i]);
+		listing_free(m->kept[i]);
 	free(m->kept);
 	free(m);
 }
@@ -190,7 +190,7 @@ uint32_t merge_add(struct merge *m, const struct cfs_names *nm, struct cfs_name 
 {
 	struct member o = { .name = name, .layer = layer, .from = from, .type = type, .ino = ino };
 
-	return add_keyed(m, &o, merge_key(nm, name), flags);
+	return add_keyed(m, &o, listing_key(nm, name), flags);
 }
 
 /* The first entry of key's bucket; MERGE_NONE where there is none. */
@@ -217,7 +217,7 @@ static uint32_t group(const struct merge *m, const struct cfs_names *nm,
 uint32_t merge_find(const struct merge *m, const struct cfs_names *nm, struct cfs_name *name,
 		    uint32_t *whiteout)
 {
-	uint32_t i = group(m, nm, name, merge_key(nm, name));
+	uint32_t i = group(m, nm, name, listing_key(nm, name));
 	bool wh = i != MERGE_NONE && (m->e[i].flags & MERGE_WHITEOUT);
 
 	if (whiteout)
@@ -404,23 +404,22 @@ static int below(struct merge *m, uint32_t idx, const struct member *o)
  * further down merges into it), 0, or -errno.
  */
 int merge_feed(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-	       unsigned layer, unsigned from, const struct merge_listing *l)
+	       unsigned layer, unsigned from, const struct listing *l)
 {
 	if (layer != m->layer)
 		merge_finish(m);
 	m->layer = layer;
 	for (uint32_t i = 0; i < l->n; i++) {
-		const struct merge_listed *x = &l->e[i];
-		struct cfs_name name = names_name(merge_listed_name(l, i));
-		unsigned flags, type = merge_listed_kind(l, i, &flags);
+		const struct listed *x = &l->e[i];
+		struct cfs_name name = names_name(listing_name(l, i));
 		struct member o = { .name = &name, .layer = layer, .from = from,
-				    .type = (unsigned char)type,
-				    .ino = layer_ino(ls, layer, x->ino),
-				    .whiteout = flags & MERGE_WHITEOUT,
-				    .dotwh = flags & MERGE_DOTWH };
+				    .ino = layer_ino(ls, layer, x->ino) };
 		uint32_t idx = group(m, nm, &name, x->key);
+		unsigned flags;
 		int r;
 
+		o.type = (unsigned char)listing_kind(l, i, &o.whiteout, &o.dotwh);
+		flags = (o.whiteout ? MERGE_WHITEOUT : 0) | (o.dotwh ? MERGE_DOTWH : 0);
 		if (idx == MERGE_NONE)
 			r = add_keyed(m, &o, x->key, flags) == MERGE_NONE ? -ENOMEM : 0;
 		else
@@ -433,9 +432,9 @@ int merge_feed(struct merge *m, const struct cfs_names *nm, const struct layers 
 
 /* The index keeps l, part `from`'s listing (listing.c); -ENOMEM if
  * it cannot (the caller still owns l). */
-int merge_keep(struct merge *m, unsigned from, struct merge_listing *l)
+int merge_keep(struct merge *m, unsigned from, struct listing *l)
 {
-	struct merge_listing **more;
+	struct listing **more;
 
 	if (from >= m->nkept) {
 		if (!(more = realloc(m->kept, (from + 1) * sizeof(*more))))
@@ -444,21 +443,21 @@ int merge_keep(struct merge *m, unsigned from, struct merge_listing *l)
 		m->kept = more;
 		m->nkept = from + 1;
 	}
-	merge_listing_free(m->kept[from]);
+	listing_free(m->kept[from]);
 	m->kept[from] = l;
-	m->kept_bytes += merge_listing_memory(l);
+	m->kept_bytes += listing_memory(l);
 	settle(m);
 	return 0;
 }
 
 /* Takes part `from`'s kept listing from the index (NULL: none). */
-struct merge_listing *merge_take(struct merge *m, unsigned from)
+struct listing *merge_take(struct merge *m, unsigned from)
 {
-	struct merge_listing *l = from < m->nkept ? m->kept[from] : NULL;
+	struct listing *l = from < m->nkept ? m->kept[from] : NULL;
 
 	if (l) {
 		m->kept[from] = NULL;
-		m->kept_bytes -= merge_listing_memory(l);
+		m->kept_bytes -= listing_memory(l);
 		settle(m);
 	}
 	return l;

@@ -1,6 +1,6 @@
 /*
  * The merged index of one directory of an overlay view (merge.c; the
- * listings it is merged from, listing.c): one
+ * listings it is merged from, listing.h): one
  * entry per group of fold-equal names the view shows there (or hides with
  * a whiteout), from every layer and every twin directory of a layer, keyed
  * by the fold rule's hash, built once from each part's listing and then
@@ -18,6 +18,7 @@
 
 #include "common/names.h"
 #include "view/layers.h"
+#include "view/listing.h"
 
 #define MERGE_NONE UINT32_MAX
 
@@ -57,39 +58,12 @@ struct merge_entry {
 
 struct merge;
 
-/* One name of a part of the directory, as read (merge_list). */
-struct merge_listed {
-	uint64_t ino;        /* in its layer's filesystem */
-	uint32_t key;        /* its group's (merge_key) */
-	uint32_t name;       /* its kind and its group's spelling (a ".wh."
-				whiteout's target): merge_listed_kind, _name */
-};
-
-/* A part of the directory, as read (listing.c): one block, each name's
- * kind and spelling after e (16 bytes a name, and its spelling's and
- * one more). */
-struct merge_listing {
-	uint32_t n;
-	uint32_t nlen : 31;  /* the kinds' and spellings' bytes */
-	uint32_t opaque : 1; /* it hides the layers below */
-	struct merge_listed e[];
-};
-
-/* listing.c */
-uint32_t merge_key(const struct cfs_names *nm, struct cfs_name *name);
-int merge_list(const struct cfs_names *nm, int dirfd, struct merge_listing **out);
-const char *merge_listed_name(const struct merge_listing *l, uint32_t i);
-unsigned merge_listed_kind(const struct merge_listing *l, uint32_t i, unsigned *flags);
-void merge_listing_free(struct merge_listing *l);
-size_t merge_listing_memory(const struct merge_listing *l);
-
-/* merge.c */
 struct merge *merge_new(atomic_size_t *total);
 void merge_free(struct merge *m);
 int merge_feed(struct merge *m, const struct cfs_names *nm, const struct layers *ls,
-	       unsigned layer, unsigned from, const struct merge_listing *l);
-int merge_keep(struct merge *m, unsigned from, struct merge_listing *l);
-struct merge_listing *merge_take(struct merge *m, unsigned from);
+	       unsigned layer, unsigned from, const struct listing *l);
+int merge_keep(struct merge *m, unsigned from, struct listing *l);
+struct listing *merge_take(struct merge *m, unsigned from);
 void merge_finish(struct merge *m);
 uint32_t merge_merged(const struct merge *m, uint32_t after);
 void merge_seal(struct merge *m, uint32_t idx, uint64_t ino);

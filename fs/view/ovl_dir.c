@@ -61,7 +61,7 @@ static struct view_node *find_node(struct view *v, struct view_node *dir, struct
 	}
 	/* A dentry of another spelling than shown: a restack names it (handed.c). */
 	if (*ttl > 0 && (!n || strcmp(cn->s, n->name) != 0))
-		view_handed_add(v, dir, cn);
+		handed_add(v, dir, cn);
 	pthread_mutex_unlock(&v->node_lock);
 	return n;
 }

@@ -174,10 +174,10 @@ static bool same_parts(const struct view_dir *d, const unsigned *corr)
  * directory, taken from it; NULL where there is none, or if out of memory
  * (all is read again).  Node lock.
  */
-static struct merge_listing **reusable(struct view_node *dir)
+static struct listing **reusable(struct view_node *dir)
 {
 	struct view_dir *d = dir->d;
-	struct merge_listing **reuse;
+	struct listing **reuse;
 
 	if (!d->index || !(reuse = calloc(d->nparts + 1, sizeof(*reuse))))
 		return NULL;
@@ -208,8 +208,8 @@ static void changed(struct restack *rs, struct view_node *dir, const char *name,
 		else
 			k->cap = k->n;
 	}
-	if (k->n < k->cap && view_handed_complete(rs->v, dir))
-		k->key[k->n++] = merge_key(&rs->v->names, &cn);
+	if (k->n < k->cap && handed_complete(rs->v, dir))
+		k->key[k->n++] = listing_key(&rs->v->names, &cn);
 	else
 		dent_behind(&rs->v->dentries, &dir->d->dcache, &rs->v->names, CFS_FOLD, &cn);
 }
@@ -372,7 +372,7 @@ static void kids(struct restack *rs, struct view_node *dir, struct merge *m)
 		}
 		if (name) {  /* the kernel's dentry may still have the old spelling */
 			cn = names_name(n->name);
-			view_handed_add(rs->v, dir, &cn);
+			handed_add(rs->v, dir, &cn);
 			free(n->name);
 			n->name = name;
 		}
@@ -444,7 +444,7 @@ static void redo(struct restack *rs, struct view_node *dir)
 	struct view *v = rs->v;
 	struct view_dir *d = dir->d;
 	struct merge *m = NULL;
-	struct merge_listing **reuse = NULL;
+	struct listing **reuse = NULL;
 	bool same = true, need;
 	int r = 0;
 
@@ -482,8 +482,8 @@ static void redo(struct restack *rs, struct view_node *dir)
 	if (m)
 		kids(rs, dir, m);
 	rs->at = dir;
-	view_handed_each(v, dir, rs->keys[0].key, rs->keys[0].n, note_handed_file, rs);
-	view_handed_each(v, dir, rs->keys[1].key, rs->keys[1].n, note_handed_dir, rs);
+	handed_each(v, dir, rs->keys[0].key, rs->keys[0].n, note_handed_file, rs);
+	handed_each(v, dir, rs->keys[1].key, rs->keys[1].n, note_handed_dir, rs);
 	rs->keys[0].n = rs->keys[1].n = 0;
 	view_install(v, dir, m);
 	pthread_mutex_unlock(&v->node_lock);

@@ -54,7 +54,7 @@ static void node_free(struct view_node *n)
 			merge_free(l->index);
 			free(l);
 		}
-		view_handed_free(n->d->handed);
+		handed_free(n->d->handed);
 		pthread_mutex_destroy(&n->d->change);
 		free(n->d);
 	}
@@ -521,7 +521,7 @@ static int part_order(const void *a, const void *b)
 
 /* Part `part` of dir, of layer, read (0 or -errno). */
 static int read_part(struct view *v, struct view_node *dir, unsigned part, unsigned layer,
-		     struct merge_listing **l)
+		     struct listing **l)
 {
 	char path[PATH_MAX];
 	int fd, r = view_part_path(v, dir, part, NULL, path, sizeof(path));
@@ -531,7 +531,7 @@ static int read_part(struct view *v, struct view_node *dir, unsigned part, unsig
 	fd = layer_open(&v->layers, layer, path, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
 		return fd;
-	r = merge_list(&v->names, fd, l);
+	r = listing_read(&v->names, fd, l);
 	close(fd);
 	return r;
 }
@@ -544,7 +544,7 @@ static int read_part(struct view *v, struct view_node *dir, unsigned part, unsig
  * lower layers' listings of a directory of many parts (listing.c), and
  * reuse is emptied.
  */
-int view_build(struct view *v, struct view_node *dir, struct merge_listing **reuse,
+int view_build(struct view *v, struct view_node *dir, struct listing **reuse,
 	       struct merge **out)
 {
 	struct merge *m = merge_new(&v->index_bytes);
@@ -564,7 +564,7 @@ int view_build(struct view *v, struct view_node *dir, struct merge_listing **reu
 		qsort(order, n, sizeof(*order), part_order);
 	for (unsigned i = 0; r == 0 && i < n && order[i][1] <= stop; i++) {
 		unsigned part = order[i][0], layer = order[i][1];
-		struct merge_listing *l = reuse ? reuse[part] : NULL;
+		struct listing *l = reuse ? reuse[part] : NULL;
 
 		if (l)
 			reuse[part] = NULL;
@@ -579,10 +579,10 @@ int view_build(struct view *v, struct view_node *dir, struct merge_listing **reu
 		 * so is a directory of a few parts, as cheap to read as to keep. */
 		if (r < 0 || (layer == 0 && v->layers.upper) || n < VIEW_KEEP_PARTS ||
 		    merge_keep(m, part, l) < 0)
-			merge_listing_free(l);
+			listing_free(l);
 	}
 	for (unsigned i = 0; reuse && i < n; i++) {
-		merge_listing_free(reuse[i]);
+		listing_free(reuse[i]);
 		reuse[i] = NULL;
 	}
 	free(order);

@@ -179,7 +179,7 @@ uint64_t view_listing_open(struct view *v, struct view_node *dir);
 void view_listing_close(struct view *v, struct view_node *dir, uint64_t gen);
 struct merge *view_listing_index(struct view_node *dir, uint64_t gen);
 /* view.c, for restack.c */
-int view_build(struct view *v, struct view_node *dir, struct merge_listing **reuse,
+int view_build(struct view *v, struct view_node *dir, struct listing **reuse,
 	       struct merge **out);
 void view_install(struct view *v, struct view_node *dir, struct merge *m);
 int view_set_parts(struct view_node *dir, const struct merge *m, uint32_t idx);
@@ -187,11 +187,11 @@ int view_part_path_locked(struct view *v, struct view_node *dir, unsigned part,
 			  const char *name, char *buf, size_t len);
 
 /* handed.c (node lock) */
-void view_handed_add(struct view *v, struct view_node *dir, struct cfs_name *given);
-bool view_handed_complete(struct view *v, struct view_node *dir);
-void view_handed_each(struct view *v, struct view_node *dir, uint32_t *keys, size_t n,
+void handed_add(struct view *v, struct view_node *dir, struct cfs_name *given);
+bool handed_complete(struct view *v, struct view_node *dir);
+void handed_each(struct view *v, struct view_node *dir, uint32_t *keys, size_t n,
 		      void (*fn)(void *arg, const char *spelling), void *arg);
-void view_handed_free(struct view_handed *h);
+void handed_free(struct view_handed *h);
 
 /* restack.c: a mounted view's layers changed (ovl_ops.c's ioctl) */
 int view_restack(struct view *v, const struct layer_list *lower, const char *upperdir,
