@@ -27,7 +27,8 @@
 #     the daemon answers from the directories' indexes (goal 1.1×, the two
 #     passes' mean), then again (the kernel's dentries); and enabling one
 #     more mod.
-# Cells are medians over rounds, ratios medians of per-round ratios.
+# Peers go in an order rotated from round to round; cells are medians over
+# rounds, ratios medians of per-round ratios.
 # Usage: bench/overlay_live.sh BUILD_DIR (as root: mounts).
 #
 # Knobs:
@@ -205,6 +206,9 @@ many() {
 	"$CLI" view "$MNT" layers --add "$S/many/new" || record many failed 1
 	seen many enable "$path" "$content"
 	umount_peer casefoldfs
+}
+
+one() {
 	t0=$(now)
 	mount_view "lowerdir=$S/many/copy"
 	record one mount "$(ms_since "$t0")"
@@ -217,7 +221,7 @@ many() {
 
 for round in $(seq "$ROUNDS"); do
 	# shellcheck disable=SC2046
-	for p in $(rotate "$round" cfs fovl many); do "$p"; done
+	for p in $(rotate "$round" cfs fovl many one); do "$p"; done
 	note "round $round done"
 done
 
