@@ -156,6 +156,17 @@ static fk_ino_t derived_id(int type, const unsigned char *handle, size_t len)
 	return gen ? (fk_ino_t)gen << 32 | ino : 0;
 }
 
+/* The inode number a FILEID_INO32_GEN handle holds; 0 for other kinds. */
+ino_t ids_handle_ino(const union inode_handle *h)
+{
+	uint32_t ino;
+
+	if (h->fh.handle_type != HANDLE_INO32_GEN || h->fh.handle_bytes != 2 * sizeof(uint32_t))
+		return 0;
+	memcpy(&ino, h->fh.f_handle, sizeof(ino));
+	return ino;
+}
+
 bool ids_derived(fk_ino_t value)
 {
 	return value >= COUNTER_END;

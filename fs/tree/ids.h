@@ -15,6 +15,7 @@ void ids_drop(struct cfs_nodes *nt, struct cfs_inode *in);
 void ids_free_aliases(struct cfs_inode *in);
 bool ids_derived(fk_ino_t value);
 void ids_handle(fk_ino_t value, union inode_handle *h);
+ino_t ids_handle_ino(const union inode_handle *h);
 struct cfs_inode *ids_ref(struct cfs_nodes *nt, fk_ino_t value, uint64_t *generation);
 struct cfs_inode *ids_node(struct cfs_nodes *nt, fk_ino_t ino);
 fk_ino_t ids_value(struct cfs_nodes *nt, struct cfs_inode *in);

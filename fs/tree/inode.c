@@ -28,19 +28,28 @@ static size_t bucket(const struct cfs_nodes *nt, dev_t dev, ino_t ino)
 	return (size_t)(h ^ h >> 29) & (nt->size - 1);
 }
 
-/* The handle of the object fd is on, if it can serve as its locator. */
-static int get_handle(const struct cfs_nodes *nt, int fd, union inode_handle *h)
+/*
+ * The handle of the entry name of dfd ("" with AT_EMPTY_PATH: of dfd's own
+ * object), if it can serve as its locator.
+ */
+static int handle_at(const struct cfs_nodes *nt, int dfd, const char *name, int flags,
+		     union inode_handle *h)
 {
 	int mount_id;
 
 	h->fh.handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(fd, "", &h->fh, &mount_id, AT_EMPTY_PATH) < 0)
+	if (name_to_handle_at(dfd, name, &h->fh, &mount_id, flags) < 0)
 		return -errno;
 	/* Handles open only on the mount they came from: other mounts below
 	 * the root (bind mounts, say) use path locators. */
 	if (mount_id != nt->mount_id || h->fh.handle_bytes > UINT8_MAX)
 		return -EXDEV;
 	return 0;
+}
+
+static int get_handle(const struct cfs_nodes *nt, int fd, union inode_handle *h)
+{
+	return handle_at(nt, fd, "", AT_EMPTY_PATH, h);
 }
 
 /*
@@ -437,15 +446,15 @@ static struct cfs_inode *relocate(struct cfs_inode *in, struct cfs_inode *dir,
 }
 
 /*
- * A new node for the object fd (consumed on success) is on, as st says,
- * found as name (NULL: reached otherwise, so it needs a file handle).
+ * A new node for the object st describes, found as name (NULL: reached
+ * otherwise, so it needs a file handle), located by the handle h (NULL:
+ * by that name).  A directory's record reads its flag from fd, the
+ * object's descriptor; no other type needs one (-1).
  */
-static int new_node(struct cfs_nodes *nt, const char *name, int fd,
+static int new_node(const char *name, const union inode_handle *h, int fd,
 		    const struct stat *st, struct cfs_inode **out)
 {
-	union inode_handle h;
-	bool handle = nt->use_handles && get_handle(nt, fd, &h) == 0;
-	size_t len = handle ? h.fh.handle_bytes : 0;
+	size_t len = h ? h->fh.handle_bytes : 0;
 	struct cfs_inode *in = calloc(1, sizeof(*in) + len);
 
 	if (!in)
@@ -456,10 +465,10 @@ static int new_node(struct cfs_nodes *nt, const char *name, int fd,
 	in->nlookup = 1;
 	in->fde.fd = -1;
 	in->fde.slot = FDC_NONE;
-	if (handle) {
+	if (h) {
 		in->handle_len = (uint8_t)len;
-		in->handle_type = h.fh.handle_type;
-		memcpy(in->handle, h.fh.f_handle, len);
+		in->handle_type = h->fh.handle_type;
+		memcpy(in->handle, h->fh.f_handle, len);
 	} else if (!name || !(in->name = strdup(name))) {
 		/* No name (reached by handle or as ".."): no locator at all. */
 		free(in);
@@ -480,25 +489,18 @@ static int new_node(struct cfs_nodes *nt, const char *name, int fd,
 }
 
 /*
- * Takes one kernel reference on the node of the object fd is on, whose
- * attributes are st, found as name in dir (NULL: by handle, or as "..",
- * which make no path locator), creating the node if needed.
- * With install, fd (O_PATH) is consumed: cached for the new node, or
- * closed; without, it is the caller's (an open file) and only lends the
- * new node its file handle.
+ * Takes one kernel reference on the node of the object st describes, found
+ * as name in dir (NULL: by handle, or as ".."): fresh, a new node for it,
+ * enters the table, unless a node for the object is there already (fresh
+ * is then freed).  fd, an O_PATH descriptor on the object or -1, is
+ * consumed: cached for the new node, or closed.
  */
-static int lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *name, int fd,
-		     bool install, const struct stat *st, struct cfs_inode **out)
+static void add_node(struct cfs_nodes *nt, struct cfs_inode *dir, const char *name,
+		     struct cfs_inode *fresh, int fd, const struct stat *st, struct cfs_inode **out)
 {
-	struct cfs_inode *in, *fresh = NULL, *old = NULL;
-	int err, evicted = -1;
+	struct cfs_inode *in, *old = NULL;
+	int evicted = -1;
 
-	err = new_node(nt, name, fd, st, &fresh);
-	if (err < 0) {
-		if (install)
-			close(fd);
-		return err;
-	}
 	pthread_mutex_lock(&nt->lock);
 	in = find_locked(nt, st->st_dev, st->st_ino);
 	if (in && !same_handle(in, fresh)) {
@@ -526,8 +528,7 @@ static int lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *na
 		} else {
 			handles_add(nt, in);
 		}
-		/* Just looked up: the kernel's next request is likely for it. */
-		if (install) {
+		if (fd >= 0) {
 			evicted = fdcache_install(&nt->fdc, &in->fde, fd);
 			if (in->fde.fd == fd)
 				fd = -1;
@@ -539,11 +540,36 @@ static int lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *na
 		release(nt, old, false);
 	if (fresh)
 		destroy(fresh);
-	if (install && fd >= 0)
+	if (fd >= 0)
 		close(fd);
 	if (evicted >= 0)
 		close(evicted);
 	*out = in;
+}
+
+/*
+ * Takes one kernel reference on the node of the object fd is on, whose
+ * attributes are st, found as name in dir (NULL: by handle, or as "..",
+ * which make no path locator), creating the node if needed.
+ * With install, fd (O_PATH) is consumed: cached for the new node — just
+ * looked up or made, so the kernel's next request is likely for it — or
+ * closed; without, it is the caller's (an open file) and only lends the
+ * new node its file handle.
+ */
+static int lookup_fd(struct cfs_nodes *nt, struct cfs_inode *dir, const char *name, int fd,
+		     bool install, const struct stat *st, struct cfs_inode **out)
+{
+	union inode_handle h;
+	bool handle = nt->use_handles && get_handle(nt, fd, &h) == 0;
+	struct cfs_inode *fresh;
+	int err = new_node(name, handle ? &h : NULL, fd, st, &fresh);
+
+	if (err < 0) {
+		if (install)
+			close(fd);
+		return err;
+	}
+	add_node(nt, dir, name, fresh, install ? fd : -1, st, out);
 	return 0;
 }
 
@@ -586,16 +612,55 @@ int inode_lookup_open(struct cfs_nodes *nt, struct cfs_inode *dir, const char *n
 }
 
 /*
+ * inode_lookup's new node, made from the name alone where that is safe
+ * (issue 40): no descriptor is opened, checked with fstat and cached (the
+ * cache closing another node's for it) at every first lookup, where most
+ * nodes are only looked up (find, ls -l, git status) or opened once, which
+ * the handle or the name then does in one call (locator_open).  The
+ * identity is the statx that gave st: dev, ino and type in one answer.  A
+ * path locator needs nothing more; a file handle, a second call, is taken
+ * only where it can be checked against st: a FILEID_INO32_GEN handle
+ * (ext4's) holds the inode number.  Directories read their flag from a
+ * descriptor; an object on another filesystem below the root goes that
+ * way too.  Returns 0 with *out set, -errno, or 1: take the descriptor
+ * way.
+ *
+ * What the two calls cannot tell apart: the object removed, and another
+ * made under the name with the very inode number, between them.  The node
+ * then has the new object's handle and the old one's type — the kernel
+ * sees the new type at the first GETATTR, and an open reaches what the
+ * name held a moment later, as the O_NONBLOCK first try of every open
+ * allows for (a FIFO does not wait); a device node there needs CAP_MKNOD.
+ */
+static int lookup_lazy(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const char *name,
+		       const struct stat *st, struct cfs_inode **out)
+{
+	union inode_handle h;
+	struct cfs_inode *fresh;
+	int err;
+
+	if (S_ISDIR(st->st_mode) || st->st_dev != dir->dev)
+		return 1;
+	if (nt->use_handles &&
+	    (handle_at(nt, dfd, name, 0, &h) < 0 || ids_handle_ino(&h) != st->st_ino))
+		return 1;
+	err = new_node(name, nt->use_handles ? &h : NULL, -1, st, &fresh);
+	if (err == 0)
+		add_node(nt, dir, name, fresh, -1, st, out);
+	return err;
+}
+
+/*
  * Takes one kernel reference on the node of the entry name in dir (whose
  * descriptor the caller has pinned as dfd), creating the node if needed.
- * st holds the entry's attributes as just read (dir_resolve_stat); a new
- * node's are read again from its own descriptor.
+ * st holds the entry's attributes as just read (dir_resolve_stat); where
+ * a new node needs a descriptor, its attributes are read again from it.
  */
 int inode_lookup(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const char *name,
 		 struct stat *st, struct cfs_inode **out)
 {
 	struct cfs_inode *in, *old = NULL;
-	int fd;
+	int fd, err;
 
 	pthread_mutex_lock(&nt->lock);
 	in = find_locked(nt, st->st_dev, st->st_ino);
@@ -610,8 +675,11 @@ int inode_lookup(struct cfs_nodes *nt, struct cfs_inode *dir, int dfd, const cha
 		*out = in;
 		return 0;
 	}
-	/* New to us: its identity comes from a descriptor, not the name,
-	 * which could be swapped between two calls. */
+	err = lookup_lazy(nt, dir, dfd, name, st, out);
+	if (err <= 0)
+		return err;
+	/* Its identity comes from a descriptor, not the name, which could be
+	 * swapped between two calls. */
 	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

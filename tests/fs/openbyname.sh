@@ -49,8 +49,8 @@ PY
 # looked up under the name, whatever is there now.
 cfs_umount
 "$py" -c 'import os, sys
-for i in range(20000): os.mknod("%s/c%d" % (sys.argv[1], i), 0o100644)' "$B/churn" ||
-	fail "churn files"
+for i in range(20000): os.mkdir("%s/c%d" % (sys.argv[1], i))' "$B/churn" ||
+	fail "churn directories"
 echo outside >"$T/outside"
 printf 'real\n' >"$B/ci/f"
 printf 'the other file\n' >"$B/other"
@@ -87,7 +87,9 @@ real, other = b"real\n", b"the other file\n"
 opened = refused = churn = 0
 end = time.time() + 4
 while time.time() < end:
-    # 20 first lookups take the 16 slots: f's node has no descriptor left.
+    # 20 first lookups of directories take the 16 slots (a directory's
+    # node caches the descriptor its flag is read from; a file's is made
+    # from the name alone): f's node has no descriptor left.
     for i in range(churn, churn + 20):
         os.stat(os.path.join(m, "churn", "c%d" % i))
     churn = (churn + 20) % 20000
@@ -138,16 +140,16 @@ swaps 0.2 fifo link dir other
 
 # ---- The same swaps one at a time, the kernel keeping its entries: each
 # open goes to the node it looked up before, which has no descriptor left
-# (40 first lookups elsewhere take the cache), so the daemon opens by name
-# and must find another object there: ESTALE, and the kernel's one retry
-# looks the name up afresh.
+# (40 first lookups of directories elsewhere take the cache), so the
+# daemon opens by name and must find another object there: ESTALE, and
+# the kernel's one retry looks the name up afresh.
 for g in g1 g2 g3; do printf 'real\n' >"$B/ci/$g" && chmod 644 "$B/ci/$g" || fail "$g"; done
 cfs_mount -o fd_cache=16,cache=timeout,timeout=60
 evicted=0
 evict() {
 	"${run[@]}" "$py" -c 'import os, sys
 for i in range(int(sys.argv[2]), int(sys.argv[2]) + 40): os.stat("%s/churn/c%d" % (sys.argv[1], i))' \
-		"$M" "$evicted" || fail "stats of churn files"
+		"$M" "$evicted" || fail "stats of churn directories"
 	evicted=$((evicted + 40))
 }
 # read_g NAME: what opening NAME (by another spelling) through the mount reads.
