@@ -47,6 +47,7 @@ struct cfs {
 	bool no_open;               /* files open without OPEN (local backing) */
 	bool flush_writers;         /* FLUSH at a writer's close (backing_local) */
 	bool listing_plus;          /* READDIRPLUS (listing_plus, tree_mount.c) */
+	bool fine_ctime;            /* multigrain ctimes (fine_ctime, tree_mount.c) */
 	bool case_rename;           /* -o case_rename: a case-only rename respells */
 	bool casefold_nonempty;     /* -o casefold_nonempty: +F without emptiness */
 

@@ -164,16 +164,19 @@ bool dir_hides(const struct cfs *fs, const struct cfs_inode *dir, const char *na
 
 /*
  * Rereads the flag when the backing directory's ctime moved since it was
- * read, or was read in the clock's current tick (inode_stamp_flag):
- * someone may have set or cleared it in the backing tree directly.
+ * read, or was read in the clock's current tick (inode_stamp_flag) where
+ * the backing filesystem's ctimes are coarse: someone may have set or
+ * cleared it in the backing tree directly.  (Coarse, each creation in a
+ * directory, which stamps it in the tick of the last, read the flag and
+ * the default ACL again: three calls more per file an untar made.)
  */
-static int revalidate_flag(struct cfs_inode *dir, const struct stat *st)
+static int revalidate_flag(const struct cfs *fs, struct cfs_inode *dir, const struct stat *st)
 {
 	struct cfs_dir *d = dir->d;
 	bool was = d->casefold;
 	int err;
 
-	if (!d->flag_racy && st->st_ctim.tv_sec == d->flag_ctime.tv_sec &&
+	if ((!d->flag_racy || fs->fine_ctime) && st->st_ctim.tv_sec == d->flag_ctime.tv_sec &&
 	    st->st_ctim.tv_nsec == d->flag_ctime.tv_nsec)
 		return 0;
 	err = inode_load_flag(d, d->fd, st);
@@ -185,13 +188,13 @@ static int revalidate_flag(struct cfs_inode *dir, const struct stat *st)
 }
 
 /* The flag as the backing tree has it now (dir's lock held). */
-int dir_check_flag(struct cfs_inode *dir)
+int dir_check_flag(const struct cfs *fs, struct cfs_inode *dir)
 {
 	struct stat st;
 
 	if (fstat(dir->d->fd, &st) < 0)
 		return -errno;
-	return revalidate_flag(dir, &st);
+	return revalidate_flag(fs, dir, &st);
 }
 
 /*
@@ -246,7 +249,7 @@ static int check_dir(const struct cfs *fs, struct cfs_inode *dir)
 		return -errno;
 	if (d->st.st_nlink == 0)
 		return report_gone(dir);
-	err = revalidate_flag(dir, &d->st);
+	err = revalidate_flag(fs, dir, &d->st);
 	/* A change behind our back in the tick of our own last change leaves
 	 * the mtime stamp equal: the notice reader's word is taken instead. */
 	if (d->index && atomic_exchange(&d->entries_behind, false))
@@ -464,7 +467,7 @@ int dir_set_times(struct cfs *fs, struct cfs_inode *dir, const struct timespec t
 
 	if (err < 0)
 		return err;
-	err = dir_check_flag(dir);
+	err = dir_check_flag(fs, dir);
 	current = err == 0 && dir->d->index && fstat(dir->d->fd, &st) == 0 &&
 		  dirindex_current(dir->d->index, &st);
 	fd_procpath(dir->d->fd, path);

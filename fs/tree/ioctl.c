@@ -98,7 +98,7 @@ static int get_flags(struct cfs *fs, struct cfs_inode *in, unsigned int *flags)
 	err = dir_lock(fs, in);
 	if (err < 0)
 		return err;
-	err = dir_check_flag(in);
+	err = dir_check_flag(fs, in);
 	if (in->d->casefold)
 		*flags |= CF_EXT4_CASEFOLD_FL;
 	dir_unlock(fs, in);
@@ -140,7 +140,7 @@ static int set_dir_flags(fk_req_t req, struct cfs_inode *in, bool on, unsigned i
 
 	if (err < 0)
 		return err;
-	err = dir_check_flag(in);
+	err = dir_check_flag(fs, in);
 	toggle = on != in->d->casefold;
 	if (err == 0 && toggle)
 		err = may_change_casefold(fs, in, on);
@@ -208,7 +208,7 @@ static int get_fsxattr(struct cfs *fs, struct cfs_inode *in, struct fsxattr *fa)
 	err = dir_lock(fs, in);
 	if (err < 0)
 		return err;
-	err = dir_check_flag(in);
+	err = dir_check_flag(fs, in);
 	if (in->d->casefold)
 		fa->fsx_xflags |= FS_XFLAG_CASEFOLD;
 	dir_unlock(fs, in);

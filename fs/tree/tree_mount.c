@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <linux/capability.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -113,6 +114,30 @@ static bool listing_plus(int rootfd)
 
 	return fstatfs(rootfd, &sf) == 0 && (unsigned long)sf.f_type != 0x01021994 /* tmpfs */ &&
 	       (unsigned long)sf.f_type != 0x858458F6 /* ramfs */;
+}
+
+/*
+ * Whether the backing filesystem stamps every change made after a read of
+ * a directory's ctime with a later ctime: multigrain timestamps, Linux
+ * 6.13 and later on ext4, xfs, btrfs and tmpfs (a timestamp that has been
+ * read is never given to the next change).  There an equal ctime proves
+ * that nothing changed (dir.c, revalidate_flag); elsewhere a change in
+ * the clock tick of the daemon's own last one keeps it.
+ */
+static bool fine_ctime(int rootfd)
+{
+	static const unsigned long multigrain[] = { 0xEF53, 0x58465342, 0x9123683E, 0x01021994 };
+	struct utsname u;
+	struct statfs sf;
+	unsigned major, minor;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2 ||
+	    major < 6 || (major == 6 && minor < 13) || fstatfs(rootfd, &sf) < 0)
+		return false;
+	for (size_t i = 0; i < sizeof(multigrain) / sizeof(multigrain[0]); i++)
+		if ((unsigned long)sf.f_type == multigrain[i])
+			return true;
+	return false;
 }
 
 /*
@@ -234,6 +259,7 @@ static int setup_fs(struct cfs *fs, const struct tree_args *a, int rootfd)
 		dirindex_set_limit((size_t)a->index_mem << 20);
 	fs->flush_writers = !backing_local(rootfd);
 	fs->listing_plus = listing_plus(rootfd);
+	fs->fine_ctime = fine_ctime(rootfd);
 	fs->case_rename = a->case_rename;
 	fs->casefold_nonempty = a->casefold_nonempty;
 	dent_init(&fs->dentries, a->noepoch);
