@@ -17,9 +17,19 @@
  * are made there and "behind" changes are made there.  The setup's chown
  * and chmod go through DIR unless -s (a user's mount, where root cannot
  * act); -c makes the files through DIR too (an overlay view, which sees
- * no file made behind it).  -u: a user's mount of uid 65534 (only that uid may use it): every
- * actor is uid 65534, and its role comes from the file instead — its own
- * for "owner", root's for "member" (in the file's group) and "other".
+ * no file made behind it).  -u: a user's mount of uid 65534 (only that
+ * uid may use it): every actor is uid 65534, and its role comes from the
+ * file instead — its own for "owner", root's for "member" (in the file's
+ * group) and "other".
+ *
+ * With -s every file is made before the first actor reaches DIR, and so
+ * before the daemon watches it (from its first lookup): no change notice
+ * of the setup's can come late.  One that did, its invalidation arriving
+ * while the kernel makes the inode of the file's first lookup, would
+ * leave that inode without the lookup's attributes (mode 0, root's),
+ * which the kernel's own checks then refuse (EACCES at open, EPERM at
+ * chgrp): Linux lets an invalidation in there until its commit
+ * aff12041b4b2 ("fuse: fix inode initialization race", 2026).
  *
  * Files belong to OWNER:FGRP.  The owner is not in FGRP (its clearing
  * rule at a write differs from a member's), and chgrp moves a file to the
@@ -268,6 +278,24 @@ static void setup(const char *path, const char *back, const struct actor *a, mod
 		die(at);
 }
 
+/* The case's file: its name, and its paths through DIR and in BACKDIR. */
+static void case_paths(const struct actor *a, mode_t mode, const char *op, bool behind,
+		       char name[128], char path[4096], char back[4096])
+{
+	snprintf(name, 128, "%o-%s-%s-%s", (unsigned)mode, op, a->name,
+		 behind ? "behind" : "mount");
+	snprintf(path, 4096, "%s/%s", dir, name);
+	snprintf(back, 4096, "%s/%s", backdir, name);
+}
+
+static void prepare(const struct actor *a, mode_t mode, const char *op, bool behind)
+{
+	char name[128], path[4096], back[4096];
+
+	case_paths(a, mode, op, behind, name, path, back);
+	setup(path, back, a, mode, behind);
+}
+
 static void one(const struct actor *a, mode_t mode, const char *op, bool behind)
 {
 	char name[128], path[4096], back[4096], c;
@@ -275,11 +303,9 @@ static void one(const struct actor *a, mode_t mode, const char *op, bool behind)
 	struct stat st;
 	pid_t pid;
 
-	snprintf(name, sizeof(name), "%o-%s-%s-%s", (unsigned)mode, op, a->name,
-		 behind ? "behind" : "mount");
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(back, sizeof(back), "%s/%s", backdir, name);
-	setup(path, back, a, mode, behind);
+	case_paths(a, mode, op, behind, name, path, back);
+	if (!setup_behind)
+		setup(path, back, a, mode, behind);
 	if (pipe(ready) < 0 || pipe(go) < 0)
 		die("pipe");
 	pid = fork();
@@ -315,6 +341,17 @@ static void one(const struct actor *a, mode_t mode, const char *op, bool behind)
 	       errname(e), (unsigned)(st.st_mode & 07777));
 }
 
+/* Runs f on every case, in the table's order. */
+static void each_case(const struct actor *actors, size_t nactors,
+		      void (*f)(const struct actor *a, mode_t mode, const char *op, bool behind))
+{
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+		for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+			for (size_t i = 0; i < nactors; i++)
+				for (int behind = 0; behind < 2; behind++)
+					f(&actors[i], modes[m], ops[o], behind);
+}
+
 int main(int argc, char **argv)
 {
 	const struct actor *actors = actors_root;
@@ -345,10 +382,8 @@ int main(int argc, char **argv)
 	if (fd < 0 || write(fd, "0123456789abcdef", 16) != 16 || close(fd) < 0)
 		die(src);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
-		for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
-			for (size_t i = 0; i < nactors; i++)
-				for (int behind = 0; behind < 2; behind++)
-					one(&actors[i], modes[m], ops[o], behind);
+	if (setup_behind)
+		each_case(actors, nactors, prepare);
+	each_case(actors, nactors, one);
 	return 0;
 }
