@@ -304,20 +304,7 @@ echo "casefoldfs: \`$CFS${OPTS:+ $OPTS}\` (root, and uid 65534 through fusermoun
 echo
 # The table: medians over rounds; ratios the median of per-round ratios to the
 # backing ext4 and to bindfs (for git status, of times: lower is better).
-awk -v names="$NAMES" -v files="$FILES" -v mb="$MB" -v gitn="$GITN" -v fdcache="$fd_cache" "$MEDIAN_AWK"'
-function cellval(p, m,   v, n, r) {
-	n = 0
-	for (r = 1; r <= maxr; r++) if ((r, p, m) in val) v[++n] = val[r, p, m]
-	return n ? med(v, n) : ""
-}
-# The median over rounds of the ratio of P to BASE in the same round.
-function ratio(p, m, base,   v, n, r) {
-	n = 0
-	for (r = 1; r <= maxr; r++)
-		if ((r, p, m) in val && (r, base, m) in val && val[r, base, m] > 0)
-			v[++n] = val[r, p, m] / val[r, base, m]
-	return n ? med(v, n) : ""
-}
+awk -v names="$NAMES" -v files="$FILES" -v mb="$MB" -v gitn="$GITN" -v fdcache="$fd_cache" "$MEDIAN_AWK$ROUNDS_AWK"'
 function fmt(x, m) {
 	if (x == "") return "—"
 	if (m ~ /^git/) return sprintf("%.2f", x)
@@ -326,7 +313,7 @@ function fmt(x, m) {
 # A ratio cell, with whether the target is met (dir 1: at least, -1: at most;
 # no target: the ratio alone).
 function rcell(p, m, base, target, dir,   x) {
-	x = ratio(p, m, base)
+	x = ratio(p, m, base, m)
 	if (x == "") return "—"
 	if (target == "") return sprintf("%.2f×", x)
 	return sprintf("%.2f× %s", x, (dir > 0 ? x >= target : x <= target) ? "(met)" : "**(not met)**")
@@ -335,8 +322,8 @@ function rcell(p, m, base, target, dir,   x) {
 # target of issue 29, if any), and the targets in words.
 function row(label, m, tn, tb, dir, ttext) {
 	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label,
-		fmt(cellval("native", m), m), fmt(cellval("bindfs", m), m),
-		fmt(cellval("root", m), m), fmt(cellval("user", m), m),
+		fmt(cell("native", m), m), fmt(cell("bindfs", m), m),
+		fmt(cell("root", m), m), fmt(cell("user", m), m),
 		rcell("root", m, "native", tn, dir), rcell("user", m, "native", tn, dir),
 		rcell("root", m, "bindfs", tb, dir), rcell("user", m, "bindfs", tb, dir), ttext
 }
@@ -353,12 +340,12 @@ END {
 	row(sprintf("git status, %d-file work tree, warm: second run (s)", gitn), "git2", 1.5, "", -1, "≤ 1.5× the time (issue 20)")
 	row("git status, first run after the mount (s)", "git1", "", "", 0, "—")
 	printf "| daemon memory per remembered inode, B: VmRSS growth over the nodes added by the first open + read + close pass (exact names, no index) | — | — | %s | %s | | | | | ≤ 200 B |\n",
-		fmt(cellval("root", "memx"), "mem"), fmt(cellval("user", "memx"), "mem")
+		fmt(cell("root", "memx"), "mem"), fmt(cell("user", "memx"), "mem")
 	printf "| the same over the first stat pass by another spelling (a node and its name in the directory index) | — | — | %s | %s | | | | | |\n",
-		fmt(cellval("root", "mem"), "mem"), fmt(cellval("user", "mem"), "mem")
+		fmt(cell("root", "mem"), "mem"), fmt(cell("user", "mem"), "mem")
 	printf "| daemon descriptors, most seen after a workload in a round (nodes remembered at its end) | — | %s | %s (%s) | %s (%s) | | | | | bounded%s |\n",
-		fmt(cellval("bindfs", "fds"), "fds"), fmt(cellval("root", "fds"), "fds"), fmt(cellval("root", "nodes"), "n"),
-		fmt(cellval("user", "fds"), "fds"), fmt(cellval("user", "nodes"), "n"),
+		fmt(cell("bindfs", "fds"), "fds"), fmt(cell("root", "fds"), "fds"), fmt(cell("root", "nodes"), "n"),
+		fmt(cell("user", "fds"), "fds"), fmt(cell("user", "nodes"), "n"),
 		fdcache != "" ? " (fd_cache " fdcache ")" : ""
 	print ""
 	if (failed) printf "Failed measurements: %d (see stderr).\n\n", failed

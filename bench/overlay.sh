@@ -274,20 +274,7 @@ echo "casefoldfs: \`$CFS\`; $(fuse-overlayfs --version 2>/dev/null | sed -n 's/^
 	"load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
 awk -v layers="$LAYERS" -v few="$FEW" -v pick="$PICK" -v entries="$ENTRIES" \
-	-v samel="$same_listing" -v samec="$same_contents" "$MEDIAN_AWK"'
-function cell(p, m,   v, n, r) {
-	n = 0
-	for (r = 1; r <= maxr; r++) if ((r, p, m) in val) v[++n] = val[r, p, m]
-	return n ? med(v, n) : ""
-}
-# The median over rounds of p/m over q/m2 in the same round.
-function ratio(p, m, q, m2,   v, n, r) {
-	n = 0
-	for (r = 1; r <= maxr; r++)
-		if ((r, p, m) in val && (r, q, m2) in val && val[r, q, m2] > 0)
-			v[++n] = val[r, p, m] / val[r, q, m2]
-	return n ? med(v, n) : ""
-}
+	-v samel="$same_listing" -v samec="$same_contents" "$MEDIAN_AWK$ROUNDS_AWK"'
 function f(x, fmt) { return x == "" ? "—" : sprintf(fmt, x) }
 function goal(x, target) { return x == "" ? "—" : sprintf("%.2f× %s", x, x <= target ? "(met)" : "**(not met)**") }
 function row(what, a, b, m, unit, target, tt,   x) {

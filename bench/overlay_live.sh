@@ -233,19 +233,7 @@ echo "casefoldfs: \`$CFS\`; $(fuse-overlayfs --version 2>/dev/null | sed -n 's/^
 	"$(findmnt -no FSTYPE,SOURCE -T "$T") under $TMP; $ROUNDS rounds, a fresh mount per peer and round;" \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
-awk -v mods="$MODS" -v game="$GAME" -v many="$MANY" "$MEDIAN_AWK"'
-function cell(p, m,   v, n, r) {
-	n = 0
-	for (r = 1; r <= maxr; r++) if ((r, p, m) in val) v[++n] = val[r, p, m]
-	return n ? med(v, n) : ""
-}
-function ratio(p, m, q, m2,   v, n, r) {
-	n = 0
-	for (r = 1; r <= maxr; r++)
-		if ((r, p, m) in val && (r, q, m2) in val && val[r, q, m2] > 0)
-			v[++n] = val[r, p, m] / val[r, q, m2]
-	return n ? med(v, n) : ""
-}
+awk -v mods="$MODS" -v game="$GAME" -v many="$MANY" "$MEDIAN_AWK$ROUNDS_AWK"'
 function f(x, fmt) { return x == "" ? "—" : sprintf(fmt, x) }
 function met(x, target) { return x == "" ? "" : x <= target ? " (met)" : " **(not met)**" }
 function row(what, a, ma, b, mb, fmt, goal, target,   x) {

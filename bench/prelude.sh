@@ -29,6 +29,14 @@
 #   MEDIAN_AWK                    the awk function med(a, n), the median of
 #                                 a[1..n], for the tables' programs to begin
 #                                 with
+#   ROUNDS_AWK                    after MEDIAN_AWK, for a program that keeps
+#                                 each round's figures in val[ROUND, PEER,
+#                                 MEASURE] and the last round in maxr: the
+#                                 awk functions cell(p, m), the median over
+#                                 rounds of p's measure m, and ratio(p, m,
+#                                 q, m2), the median over rounds of p's m
+#                                 over q's m2 in the same round ("" where no
+#                                 round has them)
 
 die() { echo "${0##*/}: $*" >&2; exit 1; }
 
@@ -102,5 +110,20 @@ MEDIAN_AWK='
 function med(a, n,   i, j, t) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+'
+
+ROUNDS_AWK='
+function cell(p, m,   v, n, r) {
+	n = 0
+	for (r = 1; r <= maxr; r++) if ((r, p, m) in val) v[++n] = val[r, p, m]
+	return n ? med(v, n) : ""
+}
+function ratio(p, m, q, m2,   v, n, r) {
+	n = 0
+	for (r = 1; r <= maxr; r++)
+		if ((r, p, m) in val && (r, q, m2) in val && val[r, q, m2] > 0)
+			v[++n] = val[r, p, m] / val[r, q, m2]
+	return n ? med(v, n) : ""
 }
 '

@@ -208,30 +208,17 @@ echo "casefoldfs: \`$CFS${OPTS:+ $OPTS}\` (root, and uid 65534 through fusermoun
 	"$(git --version); $ROUNDS rounds, a fresh mount per peer per round;" \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
-awk -v steps="$STEPS" "$MEDIAN_AWK"'
-function cellval(p, s,   v, n, r) {
-	n = 0
-	for (r = 1; r <= maxr; r++) if ((r, p, s) in val) v[++n] = val[r, p, s]
-	return n ? med(v, n) : ""
-}
-# The median over rounds of the time of P over that of BASE in the same round.
-function ratio(p, s, base,   v, n, r) {
-	n = 0
-	for (r = 1; r <= maxr; r++)
-		if ((r, p, s) in val && (r, base, s) in val && val[r, base, s] > 0)
-			v[++n] = val[r, p, s] / val[r, base, s]
-	return n ? med(v, n) : ""
-}
+awk -v steps="$STEPS" "$MEDIAN_AWK$ROUNDS_AWK"'
 function fmt(x) { return x == "" ? "—" : sprintf("%.3f", x) }
 function rcell(p, s, base, target,   x) {
-	x = ratio(p, s, base)
+	x = ratio(p, s, base, s)
 	if (x == "") return "—"
 	return sprintf("%.2f× %s", x, x <= target ? "(met)" : "**(not met)**")
 }
 function row(label, s, tn, ttext) {
 	printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label,
-		fmt(cellval("native", s)), fmt(cellval("bindfs", s)),
-		fmt(cellval("root", s)), fmt(cellval("user", s)),
+		fmt(cell("native", s)), fmt(cell("bindfs", s)),
+		fmt(cell("root", s)), fmt(cell("user", s)),
 		rcell("root", s, "native", tn), rcell("user", s, "native", tn),
 		rcell("root", s, "bindfs", 1), rcell("user", s, "bindfs", 1), ttext
 }
