@@ -6,8 +6,11 @@
 #define CFS_UTIL_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -47,6 +50,28 @@ static inline void stat_from_statx(const struct statx *x, struct stat *st)
 	st->st_atim = (struct timespec){ x->stx_atime.tv_sec, x->stx_atime.tv_nsec };
 	st->st_mtim = (struct timespec){ x->stx_mtime.tv_sec, x->stx_mtime.tv_nsec };
 	st->st_ctim = (struct timespec){ x->stx_ctime.tv_sec, x->stx_ctime.tv_nsec };
+}
+
+/*
+ * Room for need elements of size bytes in the array *buf, which has room
+ * for *cap: the room doubles, from 16, until it is enough, so that
+ * appending one at a time costs a constant time each.  0, or -ENOMEM with
+ * the array as it was.
+ */
+static inline int grow_array(void **buf, uint32_t *cap, size_t size, uint32_t need)
+{
+	uint32_t ncap = *cap ? *cap : 16;
+	void *nb;
+
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap == *cap)
+		return 0;
+	if (!(nb = realloc(*buf, (size_t)ncap * size)))
+		return -ENOMEM;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
 }
 
 /* Open files take descriptors beyond the cache's: allow as many as we may. */

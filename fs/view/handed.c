@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "view/view.h"
 
 /* 4,096 spellings, about 40 bytes each with the spelling. */
@@ -81,22 +82,6 @@ static bool rehash(struct view_handed *h, uint32_t nslots)
 	return true;
 }
 
-static bool room(void **buf, uint32_t *cap, size_t size, uint32_t need)
-{
-	uint32_t ncap = *cap ? *cap : 16;
-	void *nb;
-
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap == *cap)
-		return true;
-	if (!(nb = realloc(*buf, (size_t)ncap * size)))
-		return false;
-	*buf = nb;
-	*cap = ncap;
-	return true;
-}
-
 /*
  * The kernel may now keep a dentry of dir under the spelling given (a
  * positive of another spelling than the one shown, or a miss): recorded
@@ -119,8 +104,8 @@ void handed_add(struct view *v, struct view_node *dir, struct cfs_name *given)
 				return;
 		}
 	}
-	if (h->n == HANDED_MAX || !room((void **)&h->e, &h->cap, sizeof(*h->e), h->n + 1) ||
-	    !room((void **)&h->names, &h->ncap, 1, h->nlen + (uint32_t)given->len + 1) ||
+	if (h->n == HANDED_MAX || grow_array((void **)&h->e, &h->cap, sizeof(*h->e), h->n + 1) < 0 ||
+	    grow_array((void **)&h->names, &h->ncap, 1, h->nlen + (uint32_t)given->len + 1) < 0 ||
 	    (2 * (h->n + 1) > h->nslots && !rehash(h, h->nslots ? 2 * h->nslots : 32))) {
 		h->full = true;
 		return;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/util.h"
 #include "view/layers.h"
 #include "view/listing.h"
 
@@ -26,22 +27,6 @@ struct scratch {
 	char *names;
 	uint32_t nlen, ncap;
 };
-
-static int grow(void **buf, uint32_t *cap, size_t size, uint32_t need)
-{
-	uint32_t ncap = *cap ? *cap : 16;
-	void *nb;
-
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap == *cap)
-		return 0;
-	if (!(nb = realloc(*buf, (size_t)ncap * size)))
-		return -ENOMEM;
-	*buf = nb;
-	*cap = ncap;
-	return 0;
-}
 
 /* The key a name is chained by in an index: the fold hash, or for a name
  * strict folding refuses, the hash of its bytes (it matches only itself). */
@@ -63,8 +48,8 @@ static int add(struct scratch *l, const struct cfs_names *nm, const char *name, 
 	struct cfs_name cn = names_name(name);
 
 	if (len + 2 > UINT32_MAX - l->nlen ||
-	    grow((void **)&l->e, &l->cap, sizeof(*l->e), l->n + 1) < 0 ||
-	    grow((void **)&l->names, &l->ncap, 1, l->nlen + (uint32_t)len + 2) < 0)
+	    grow_array((void **)&l->e, &l->cap, sizeof(*l->e), l->n + 1) < 0 ||
+	    grow_array((void **)&l->names, &l->ncap, 1, l->nlen + (uint32_t)len + 2) < 0)
 		return -ENOMEM;
 	l->names[l->nlen] = (char)((type & 0x0f) | (whiteout ? KIND_WHITEOUT : 0) |
 				   (dotwh ? KIND_DOTWH : 0));

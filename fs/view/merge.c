@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "view/merge.h"
 
 struct merge_part {
@@ -94,18 +95,6 @@ void merge_free(struct merge *m)
 	free(m);
 }
 
-static int grow(void **buf, uint32_t *cap, size_t size)
-{
-	uint32_t ncap = *cap ? *cap * 2 : 16;
-	void *nb = realloc(*buf, (size_t)ncap * size);
-
-	if (!nb)
-		return -ENOMEM;
-	*buf = nb;
-	*cap = ncap;
-	return 0;
-}
-
 static int rehash(struct merge *m, uint32_t nbuckets)
 {
 	uint32_t *b = malloc((size_t)nbuckets * sizeof(*b));
@@ -162,7 +151,7 @@ static uint32_t add_keyed(struct merge *m, const struct member *o, uint32_t key,
 	struct merge_entry *e;
 	int64_t off = 0;
 	uint32_t h;
-	bool fail = (m->n == m->cap && grow((void **)&m->e, &m->cap, sizeof(*m->e)) < 0) ||
+	bool fail = grow_array((void **)&m->e, &m->cap, sizeof(*m->e), m->n + 1) < 0 ||
 		    (m->n >= m->nbuckets && rehash(m, m->nbuckets ? m->nbuckets * 2 : 16) < 0) ||
 		    (off = store(m, o->name->s, o->name->len)) < 0;
 
@@ -261,7 +250,7 @@ static int add_part(struct merge *m, uint32_t idx, unsigned layer, unsigned from
 	const char *s = m->arena + off;
 	bool first;
 
-	if (m->np == m->pcap && grow((void **)&m->p, &m->pcap, sizeof(*m->p)) < 0)
+	if (grow_array((void **)&m->p, &m->pcap, sizeof(*m->p), m->np + 1) < 0)
 		return -ENOMEM;
 	settle(m);
 	e = &m->e[idx];
@@ -287,7 +276,7 @@ static int close_later(struct merge *m, uint32_t idx)
 {
 	if (m->e[idx].flags & (MERGE_CLOSING | MERGE_CLOSED))
 		return 0;
-	if (m->nclosing == m->ccap && grow((void **)&m->closing, &m->ccap, sizeof(uint32_t)) < 0)
+	if (grow_array((void **)&m->closing, &m->ccap, sizeof(uint32_t), m->nclosing + 1) < 0)
 		return -ENOMEM;
 	m->e[idx].flags |= MERGE_CLOSING;
 	m->closing[m->nclosing++] = idx;
