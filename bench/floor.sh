@@ -15,7 +15,9 @@
 # from strace -c (fs/tree/DESIGN.md, "Cost per request"); this section times
 # them, and takes each daemon's CPU time per operation from /proc.
 # Usage: bench/floor.sh BUILD_DIR (as root: mounts, setpriv, /dev/fuse).
-# Knobs: CF_FLOOR_N=20000 (names and files), CF_FLOOR_ROUNDS=3.
+# Knobs: CF_FLOOR_N=20000 (names and files), CF_FLOOR_ROUNDS=3,
+# CF_FLOOR_DAEMON= (a casefoldfs binary to measure instead of BUILD_DIR's:
+# before/after).
 set -u
 O=${1:-build}
 N=${CF_FLOOR_N:-20000}
@@ -24,7 +26,7 @@ START=$(date +%s)
 
 . bench/prelude.sh
 prelude "mounts, setpriv, /dev/fuse" bindfs setpriv
-prelude_build "$O" "" "$O/bench/fsfloor"
+prelude_build "$O" "${CF_FLOOR_DAEMON:-}" "$O/bench/fsfloor"
 FL=$O/bench/fsfloor
 
 TMP=${TMPDIR:-/var/tmp}
