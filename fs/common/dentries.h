@@ -40,7 +40,7 @@ struct cfs_dcache {
 
 /* Whether the kernel can expire every dentry at once (FUSE_NOTIFY_INC_EPOCH). */
 enum {
-	CFS_DCACHE_PROBE,  /* not yet known whether the kernel has the epoch */
+	CFS_DCACHE_PROBE,  /* not yet asked whether the kernel has the epoch */
 	CFS_DCACHE_EPOCH,  /* stored spellings cached, epoch bumped when needed */
 	CFS_DCACHE_ZERO,   /* every inexact spelling with entry_timeout 0 */
 };
@@ -48,7 +48,7 @@ enum {
 /* A mount's epoch. */
 struct cfs_epoch {
 	struct fk_session *se;    /* set before the first request */
-	_Atomic int mode;           /* CFS_DCACHE_*: set once by the probe */
+	_Atomic int mode;           /* CFS_DCACHE_*: set once, at first use */
 	_Atomic uint64_t now;       /* epochs bumped, plus one */
 };
 

@@ -59,3 +59,12 @@ int fk_notify_inc_epoch(struct fk_session *se)
 {
 	return notify(se, FK_NOTIFY_INC_EPOCH, NULL, 0);
 }
+
+/*
+ * Whether the kernel knows fk_notify_inc_epoch: it spoke 7.44 at INIT.
+ * Asked before INIT (no request comes before it), the answer is no.
+ */
+bool fk_notify_has_epoch(const struct fk_session *se)
+{
+	return se->conn.proto_minor >= FK_MINOR_INC_EPOCH;
+}

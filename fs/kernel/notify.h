@@ -13,5 +13,6 @@ int fk_notify_inval_entry(struct fk_session *se, fk_ino_t parent, const char *na
 int fk_notify_expire_entry(struct fk_session *se, fk_ino_t parent, const char *name,
 			   size_t namelen);
 int fk_notify_inc_epoch(struct fk_session *se);
+bool fk_notify_has_epoch(const struct fk_session *se);
 
 #endif /* FK_NOTIFY_H */

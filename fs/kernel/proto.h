@@ -48,6 +48,7 @@
 
 /* Notices beyond 6.1's. */
 #define FK_NOTIFY_INC_EPOCH 8                   /* 7.44, Linux 6.16 */
+#define FK_MINOR_INC_EPOCH 44
 
 /* fuse_init_out as of 7.43 (6.1's ends in unused[7] after flags2). */
 struct fk_init_out {
