@@ -142,28 +142,36 @@ static void take_counter(struct cfs_nodes *nt, struct cfs_id *e)
 	} while (find(nt, e->value));
 }
 
+/* Whether a handle is FILEID_INO32_GEN: its inode number and generation. */
+static bool ino32_gen(int type, const unsigned char *handle, size_t len, uint32_t *ino,
+		      uint32_t *gen)
+{
+	if (type != HANDLE_INO32_GEN || len != 2 * sizeof(uint32_t))
+		return false;
+	memcpy(ino, handle, sizeof(*ino));
+	memcpy(gen, handle + sizeof(*ino), sizeof(*gen));
+	return true;
+}
+
 /* The id derived from a file handle, or 0 if it has none. */
 static fk_ino_t derived_id(int type, const unsigned char *handle, size_t len)
 {
 	uint32_t ino, gen;
 
-	if (type != HANDLE_INO32_GEN || len != 2 * sizeof(uint32_t))
-		return 0;
-	memcpy(&ino, handle, sizeof(ino));
-	memcpy(&gen, handle + sizeof(ino), sizeof(gen));
 	/* Generation 0 would open any object with that inode number (ext4
 	 * checks no generation then): such an object gets a counter id. */
-	return gen ? (fk_ino_t)gen << 32 | ino : 0;
+	if (!ino32_gen(type, handle, len, &ino, &gen) || !gen)
+		return 0;
+	return (fk_ino_t)gen << 32 | ino;
 }
 
 /* The inode number a FILEID_INO32_GEN handle holds; 0 for other kinds. */
 ino_t ids_handle_ino(const union inode_handle *h)
 {
-	uint32_t ino;
+	uint32_t ino, gen;
 
-	if (h->fh.handle_type != HANDLE_INO32_GEN || h->fh.handle_bytes != 2 * sizeof(uint32_t))
+	if (!ino32_gen(h->fh.handle_type, h->fh.f_handle, h->fh.handle_bytes, &ino, &gen))
 		return 0;
-	memcpy(&ino, h->fh.f_handle, sizeof(ino));
 	return ino;
 }
 

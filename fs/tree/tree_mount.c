@@ -72,30 +72,33 @@ static int setup_store(struct cfs *fs, const struct tree_args *a, int rootfd)
 	return 0;
 }
 
+/* Backing filesystem types (statfs f_type) that the rules below name. */
+#define EXT4_MAGIC 0xEF53UL       /* ext2/3/4 */
+#define XFS_MAGIC 0x58465342UL
+#define BTRFS_MAGIC 0x9123683EUL
+#define TMPFS_MAGIC 0x01021994UL
+#define F2FS_MAGIC 0xF2F52010UL
+#define RAMFS_MAGIC 0x858458F6UL
+
+/* The backing filesystem's type, 0 if it cannot be told. */
+static unsigned long backing_type(int rootfd)
+{
+	struct statfs sf;
+
+	return fstatfs(rootfd, &sf) == 0 ? (unsigned long)sf.f_type : 0;
+}
+
 /*
- * Whether rootfd's filesystem reports every write error by the write call
+ * Whether the filesystem reports every write error by the write call
  * itself.  Local filesystems do, as the daemon writes without a cache of
  * its own; a network filesystem may report one only at close, which the
  * FLUSH of every close of a written file is then for.  Unknown types are
  * treated as network ones.
  */
-static bool backing_local(int rootfd)
+static bool backing_local(unsigned long type)
 {
-	static const unsigned long local[] = {
-		0xEF53,      /* ext2/3/4 */
-		0x58465342,  /* xfs */
-		0x9123683E,  /* btrfs */
-		0x01021994,  /* tmpfs */
-		0xF2F52010,  /* f2fs */
-	};
-	struct statfs sf;
-
-	if (fstatfs(rootfd, &sf) < 0)
-		return false;
-	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
-		if ((unsigned long)sf.f_type == local[i])
-			return true;
-	return false;
+	return type == EXT4_MAGIC || type == XFS_MAGIC || type == BTRFS_MAGIC ||
+	       type == TMPFS_MAGIC || type == F2FS_MAGIC;
 }
 
 /*
@@ -108,12 +111,9 @@ static bool backing_local(int rootfd)
  * some of them behind (tests/fs/vmreads.sh, Linux 6.1).  Those get READDIR,
  * whose replies hold a hundred.
  */
-static bool listing_plus(int rootfd)
+static bool listing_plus(unsigned long type)
 {
-	struct statfs sf;
-
-	return fstatfs(rootfd, &sf) == 0 && (unsigned long)sf.f_type != 0x01021994 /* tmpfs */ &&
-	       (unsigned long)sf.f_type != 0x858458F6 /* ramfs */;
+	return type != 0 && type != TMPFS_MAGIC && type != RAMFS_MAGIC;
 }
 
 /*
@@ -124,20 +124,16 @@ static bool listing_plus(int rootfd)
  * that nothing changed (dir.c, revalidate_flag); elsewhere a change in
  * the clock tick of the daemon's own last one keeps it.
  */
-static bool fine_ctime(int rootfd)
+static bool fine_ctime(unsigned long type)
 {
-	static const unsigned long multigrain[] = { 0xEF53, 0x58465342, 0x9123683E, 0x01021994 };
 	struct utsname u;
-	struct statfs sf;
 	unsigned major, minor;
 
 	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2 ||
-	    major < 6 || (major == 6 && minor < 13) || fstatfs(rootfd, &sf) < 0)
+	    major < 6 || (major == 6 && minor < 13))
 		return false;
-	for (size_t i = 0; i < sizeof(multigrain) / sizeof(multigrain[0]); i++)
-		if ((unsigned long)sf.f_type == multigrain[i])
-			return true;
-	return false;
+	return type == EXT4_MAGIC || type == XFS_MAGIC || type == BTRFS_MAGIC ||
+	       type == TMPFS_MAGIC;
 }
 
 /*
@@ -217,6 +213,7 @@ static int setup_fs(struct cfs *fs, const struct tree_args *a, int rootfd)
 	bool given_encoding = a->encoding || a->casefold_bare;
 	uint64_t key[2];
 	char err[256];
+	unsigned long type;
 	int r;
 
 	if (a->encoding && strlen(a->encoding) >= sizeof(given.encoding)) {
@@ -257,9 +254,10 @@ static int setup_fs(struct cfs *fs, const struct tree_args *a, int rootfd)
 	}
 	if (a->index_mem)
 		dirindex_set_limit((size_t)a->index_mem << 20);
-	fs->flush_writers = !backing_local(rootfd);
-	fs->listing_plus = listing_plus(rootfd);
-	fs->fine_ctime = fine_ctime(rootfd);
+	type = backing_type(rootfd);
+	fs->flush_writers = !backing_local(type);
+	fs->listing_plus = listing_plus(type);
+	fs->fine_ctime = fine_ctime(type);
 	fs->case_rename = a->case_rename;
 	fs->casefold_nonempty = a->casefold_nonempty;
 	dent_init(&fs->dentries, a->noepoch);
