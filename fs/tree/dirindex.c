@@ -86,6 +86,7 @@ struct cfs_dirindex {
 	bool quiet;             /* findings are not logged; the first is kept: */
 	char *first;            /* what it found first, or NULL */
 	struct timespec mtime;  /* backing directory when last complete */
+	bool mtime_read;        /* read with the entries, not stamped after our change */
 	size_t bytes;           /* what it holds, allocated */
 	atomic_bool used;       /* CLOCK: used since the hand last passed */
 	pthread_mutex_t *owner; /* the lock it is used under, or NULL: ring */
@@ -422,9 +423,10 @@ static bool stamps_equal(const struct cfs_dirindex *idx, const struct stat *st)
 	       idx->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-static void set_stamps(struct cfs_dirindex *idx, const struct stat *st)
+static void set_stamps(struct cfs_dirindex *idx, const struct stat *st, bool read)
 {
 	idx->mtime = st->st_mtim;
+	idx->mtime_read = read;
 }
 
 /*
@@ -494,7 +496,7 @@ static int rebuild(struct cfs_dirindex *idx, const struct cfs_names *nm, enum cf
 		fuse_log(FUSE_LOG_WARNING, "casefoldfs: in all, %zu stored names equal under "
 			 "folding to another and %zu unreachable in one directory\n",
 			 idx->collisions, idx->unreachable);
-	set_stamps(idx, st);
+	set_stamps(idx, st, true);
 	trim(idx);
 	return 0;
 }
@@ -595,7 +597,18 @@ bool dirindex_current(const struct cfs_dirindex *idx, const struct stat *st)
 void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st)
 {
 	if (idx->complete)
-		set_stamps(idx, st);
+		set_stamps(idx, st, false);
+}
+
+/*
+ * Whether the stamp was read before the entries were, by the rebuild, and
+ * not taken after a change of ours: then, where a ctime once read is never
+ * given to the next change (fine_ctime), every change made since shows as
+ * another mtime, and word of one from the notice reader adds nothing.
+ */
+bool dirindex_stamp_read(const struct cfs_dirindex *idx)
+{
+	return idx->complete && idx->mtime_read;
 }
 
 /*

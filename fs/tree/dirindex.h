@@ -31,6 +31,7 @@ void dirindex_remove(struct cfs_dirindex *idx, const struct cfs_names *nm, enum 
 		     struct cfs_name *name);
 bool dirindex_current(const struct cfs_dirindex *idx, const struct stat *st);
 void dirindex_stamp(struct cfs_dirindex *idx, const struct stat *st);
+bool dirindex_stamp_read(const struct cfs_dirindex *idx);
 /* The index is rebuilt at the next refresh, whatever the stamps say. */
 void dirindex_stale(struct cfs_dirindex *idx);
 int dirindex_stats(const struct cfs_dirindex *idx, char *buf, size_t len);
