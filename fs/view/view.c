@@ -358,19 +358,47 @@ static int open_io(struct view *v, struct view_node *n, unsigned layer, const ch
 }
 
 /*
+ * An open for I/O of n's object at path in layer.  A change racing with
+ * the request may have put another object there before the index says n
+ * is gone — a whiteout, typically, which such an open refuses (ENXIO;
+ * EACCES for a daemon that is not root: mode 000): a refusal is n's own
+ * only if what stands at path is of n's type, else n is gone.  What is of
+ * n's type at the probe may have come since the refusal (the name removed
+ * and made again: tests/view/stress.sh, opens racing with removals), so
+ * it is opened once more before its refusal is taken.
+ */
+static int open_io_checked(struct view *v, struct view_node *n, unsigned layer,
+			   const char *path, int flags, struct stat *st)
+{
+	int fd = -EIO, probe;
+	bool same;
+
+	for (int tries = 0; tries < 2; tries++) {
+		fd = open_io(v, n, layer, path, flags);
+		if (fd >= 0 || fd == -ENOENT || fd == -EXDEV)
+			return fd;
+		probe = layer_open(&v->layers, layer, path, O_PATH | O_NOFOLLOW, 0);
+		if (probe < 0)
+			return fd;
+		same = same_type(probe, n, st);
+		close(probe);
+		if (!same)
+			return -ENOENT;
+	}
+	return fd;
+}
+
+/*
  * Opens n's object in the layer holding it (a gone node's: by the name or
- * descriptor it kept, view_keep); an O_PATH open fills st.  A change
- * racing with the request may have put another object at n's path before
- * the index says n is gone — a whiteout, typically, which an open for I/O
- * refuses (ENXIO; EACCES for a daemon that is not root: mode 000): what is
- * found must be of n's type, else n is gone.
+ * descriptor it kept, view_keep); an O_PATH open fills st, and must find
+ * an object of n's type, else n is gone.
  */
 static int open_checked(struct view *v, struct view_node *n, int flags, struct stat *st)
 {
 	char path[PATH_MAX];
 	unsigned layer = LAYER_WORK;  /* where a kept name is */
 	uint64_t seq;
-	int fd = 0, probe, kept;
+	int fd = 0, kept;
 
 	pthread_mutex_lock(&v->node_lock);
 	kept = n->gone ? n->kept : -1;
@@ -385,16 +413,9 @@ static int open_checked(struct view *v, struct view_node *n, int flags, struct s
 	if (fd < 0)
 		return fd;
 	fd = flags & O_PATH ? layer_open(&v->layers, layer, path, flags, 0)
-			    : open_io(v, n, layer, path, flags);
+			    : open_io_checked(v, n, layer, path, flags, st);
 	if (fd == -EXDEV)
 		return -EACCES;  /* a mount inside a layer: not entered (layers.c) */
-	if (fd < 0 && fd != -ENOENT && !(flags & O_PATH)) {
-		probe = layer_open(&v->layers, layer, path, O_PATH | O_NOFOLLOW, 0);
-		if (probe >= 0 && !same_type(probe, n, st))
-			fd = -ENOENT;
-		if (probe >= 0)
-			close(probe);
-	}
 	if (fd < 0 || !(flags & O_PATH))
 		return fd;
 	if (!same_type(fd, n, st)) {
