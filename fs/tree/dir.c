@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "tree/dcache.h"
 #include "tree/dir.h"
 #include "tree/watch.h"
 
@@ -168,9 +169,12 @@ bool dir_hides(const struct cfs *fs, const struct cfs_inode *dir, const char *na
  * the backing filesystem's ctimes are coarse: someone may have set or
  * cleared it in the backing tree directly.  (Coarse, each creation in a
  * directory, which stamps it in the tick of the last, read the flag and
- * the default ACL again: three calls more per file an untar made.)
+ * the default ACL again: three calls more per file an untar made.)  A
+ * flag found changed expires the dentries handed out under the old rule
+ * here, as the notice reader would: it compares the flag with the one
+ * read here, and finds nothing to do once this has run (notice.c).
  */
-static int revalidate_flag(const struct cfs *fs, struct cfs_inode *dir, const struct stat *st)
+static int revalidate_flag(struct cfs *fs, struct cfs_inode *dir, const struct stat *st)
 {
 	struct cfs_dir *d = dir->d;
 	bool was = d->casefold;
@@ -181,6 +185,7 @@ static int revalidate_flag(const struct cfs *fs, struct cfs_inode *dir, const st
 		return 0;
 	err = inode_load_flag(d, d->fd, st);
 	if (err == 0 && d->casefold != was) {
+		dcache_rule_behind(fs, dir);
 		dirindex_free(d->index);
 		d->index = NULL;
 	}
@@ -188,7 +193,7 @@ static int revalidate_flag(const struct cfs *fs, struct cfs_inode *dir, const st
 }
 
 /* The flag as the backing tree has it now (dir's lock held). */
-int dir_check_flag(const struct cfs *fs, struct cfs_inode *dir)
+int dir_check_flag(struct cfs *fs, struct cfs_inode *dir)
 {
 	struct stat st;
 
@@ -238,7 +243,7 @@ static int build_index(const struct cfs *fs, struct cfs_inode *dir, enum cfs_rul
  * the directory through the mount meanwhile but the holder, who keeps the
  * index current and restamps at dir_unlock.  Fills d->st.
  */
-static int check_dir(const struct cfs *fs, struct cfs_inode *dir)
+static int check_dir(struct cfs *fs, struct cfs_inode *dir)
 {
 	struct cfs_dir *d = dir->d;
 	int err;

@@ -17,7 +17,7 @@ void dir_unlock(struct cfs *fs, struct cfs_inode *dir);
 int dir_lock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b);
 void dir_unlock2(struct cfs *fs, struct cfs_inode *a, struct cfs_inode *b);
 int dir_store_flag(struct cfs_inode *dir, bool on);
-int dir_check_flag(const struct cfs *fs, struct cfs_inode *dir);
+int dir_check_flag(struct cfs *fs, struct cfs_inode *dir);
 bool dir_default_acl(struct cfs_inode *dir);
 enum cfs_rule dir_rule(const struct cfs *fs, const struct cfs_inode *dir);
 bool dir_hides(const struct cfs *fs, const struct cfs_inode *dir, const char *name);

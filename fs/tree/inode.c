@@ -106,11 +106,13 @@ void inode_stamp_flag(struct cfs_dir *d, const struct timespec *ctime)
 
 int inode_load_flag(struct cfs_dir *d, int fd, const struct stat *st)
 {
+	bool on;
 	int err;
 
 	inode_stamp_flag(d, &st->st_ctim);
 	d->acl_known = false;
-	err = flagstore_get(fd, &d->casefold);
+	err = flagstore_get(fd, &on);
+	atomic_store(&d->casefold, on);
 	d->flag_unknown = err == -EACCES;
 	return d->flag_unknown ? 0 : err;
 }

@@ -30,7 +30,8 @@ struct cfs_dir {
 	pthread_mutex_t lock;   /* the directory lock: fields below, and
 				   every change to this directory's entries */
 	int fd;                 /* backing descriptor, pinned by dir_lock; lock */
-	bool casefold;          /* +F, mirrors the flag store; lock */
+	atomic_bool casefold;   /* +F, mirrors the flag store; written under
+				   lock, read without by the notice reader */
 	bool flag_unknown;      /* the flag could not be read (EACCES); lock */
 	bool gone_reported;     /* removed behind our back, and logged; lock */
 	struct timespec flag_ctime; /* backing ctime when casefold was read; lock */

@@ -29,9 +29,10 @@
  * in this epoch, every dentry of the mount expires (dcache_behind).  For a
  * change to an object's attributes: its attributes; to its data: its
  * attributes and cached pages.  A directory's attributes include its
- * casefold flag: if it handed out other spellings or misses, every dentry
- * expires (dcache_rule_behind).  When D's lock is busy (a lookup building
- * its index), the epoch is bumped instead of asking D's record.  When
+ * casefold flag: if the flag is not the one the daemon last read and D
+ * handed out other spellings or misses, every dentry expires
+ * (dcache_rule_behind).  When D's lock is busy (a lookup building its
+ * index), the epoch is bumped instead of asking D's record.  When
  * notices were lost (the kernel's queue overflowed), everything the kernel
  * caches expires.
  */
@@ -51,6 +52,8 @@
 #include "common/util.h"
 #include "tree/dcache.h"
 #include "tree/echo.h"
+#include "tree/flagstore.h"
+#include "tree/locator.h"
 #include "tree/notice.h"
 #include "tree/watch.h"
 
@@ -267,13 +270,37 @@ static void entry_changed(struct cfs *fs, struct cfs_inode *dir, const char *nam
 	queue_entry(id, name);
 }
 
+/*
+ * Whether the flag of directory dir in the backing tree is other than the
+ * one its dentries were handed out under (the last the daemon read, which
+ * expired those of the rule before when it changed: dir.c,
+ * revalidate_flag).  Most attribute changes to a directory are not of its
+ * flag: times, modes, the flag the daemon itself gives each new
+ * subdirectory (inotify reports the daemon's own changes too).  Read
+ * without dir's lock, through a pinned descriptor: a flag that cannot be
+ * read counts as changed.
+ */
+static bool flag_moved(struct cfs *fs, struct cfs_inode *dir)
+{
+	int fd = locator_pin(&fs->nodes, dir);
+	bool on;
+	int err;
+
+	if (fd < 0)
+		return true;
+	err = flagstore_get(fd, &on);
+	locator_unpin(&fs->nodes, dir, fd);
+	/* Unreadable to the daemon is off to it (inode_load_flag). */
+	return (err < 0 && err != -EACCES) || on != atomic_load(&dir->d->casefold);
+}
+
 static void object_changed(struct cfs *fs, struct cfs_inode *in, bool data, bool attrib)
 {
 	fk_ino_t id = ids_value(&fs->nodes, in);
 
 	notice.ours = true;
 	/* Maybe a directory's flag: dentries handed out under the old rule. */
-	if (in->d && attrib)
+	if (in->d && attrib && flag_moved(fs, in))
 		with_record(fs, in, rule_behind, NULL);
 	fk_notify_inval_inode(fs->se, id, -1, 0);
 	if (data)

@@ -130,6 +130,14 @@ stat_moved() { stat ci/filled/moved1 >/dev/null && stat_rest; }
 stat_rest() { for i in $(seq 3 50); do stat "ci/filled/file$i"; done >/dev/null; }
 requests "a rename and a removal, then stat" stat_moved
 want "a rename and a removal, then stat" LOOKUP 0
+# The daemon's own changes to a directory's attributes (a chmod, its
+# times) are no flag change: the miss handed out there stays cached.  An
+# ordinary user's inotify reports them as it reports a change behind our
+# back; the daemon finds the flag as it read it (fs/tree/notice.c).
+mkdir ci/attrs && miss ci/attrs/NoSuch || fail "mkdir ci/attrs"
+chmod 700 ci/attrs && touch ci/attrs && sleep 0.3 || fail "chmod, touch"
+requests "a directory's own chmod and times, then the miss again" miss ci/attrs/NoSuch
+want "a directory's own chmod and times, then the miss again" LOOKUP 0
 
 # A warm git status in a casefolded work tree: git probes missing names in
 # .git, then creates and removes index.lock; none of that expires the
