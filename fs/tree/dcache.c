@@ -30,6 +30,41 @@ double dcache_ttl(const struct cfs *fs, const struct cfs_inode *in)
 	return fs->watched_timeout;
 }
 
+static int64_t ctime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
+
+/*
+ * The attribute timeout of an answer that hands the kernel st, in's
+ * attributes.  Their ctime is noted for dcache_told.
+ */
+double dcache_attr(const struct cfs *fs, struct cfs_inode *in, const struct stat *st)
+{
+	atomic_store_explicit(&in->told, ctime_ns(st), memory_order_relaxed);
+	return dcache_ttl(fs, in);
+}
+
+/*
+ * Whether the kernel was last answered in's attributes as st, read since
+ * a change notice's change, gives them: then the change is in them, and
+ * the notice has nothing to invalidate.  That is what an ordinary user's
+ * inotify reports of the daemon's own changes: the flag it gives a new
+ * subdirectory before the MKDIR's answer, a chmod before the SETATTR's.
+ * (Invalidating those did harm besides the requests it cost: one that
+ * lands while the kernel makes the inode of a first answer leaves that
+ * inode without its attributes, mode 0, on kernels without aff12041b4b2.)
+ * Only where ctimes are multigrain (fine_ctime): a coarse ctime stays
+ * equal through a change made in its tick.  An answer the kernel dropped
+ * (its request interrupted) leaves it the attributes before, until their
+ * timeout, as with any FUSE daemon's.
+ */
+bool dcache_told(const struct cfs *fs, struct cfs_inode *in, const struct stat *st)
+{
+	return fs->fine_ctime &&
+	       atomic_load_explicit(&in->told, memory_order_relaxed) == ctime_ns(st);
+}
+
 /* Timeout of a positive entry answered for given, stored as stored. */
 double dcache_positive(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *given,
 		       const char *stored)

@@ -18,6 +18,8 @@ void dcache_removed(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *give
 		    const char *stored);
 void dcache_rule_changed(struct cfs *fs);
 double dcache_ttl(const struct cfs *fs, const struct cfs_inode *in);
+double dcache_attr(const struct cfs *fs, struct cfs_inode *in, const struct stat *st);
+bool dcache_told(const struct cfs *fs, struct cfs_inode *in, const struct stat *st);
 void dcache_behind(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *name);
 void dcache_rule_behind(struct cfs *fs, struct cfs_inode *dir);
 bool dcache_expire_all(struct cfs *fs);

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "tree/dcache.h"
 #include "tree/dir.h"
 #include "tree/watch.h"
 
@@ -185,7 +184,7 @@ static int revalidate_flag(struct cfs *fs, struct cfs_inode *dir, const struct s
 		return 0;
 	err = inode_load_flag(d, d->fd, st);
 	if (err == 0 && d->casefold != was) {
-		dcache_rule_behind(fs, dir);
+		dent_rule_behind(&fs->dentries, &d->dcache);
 		dirindex_free(d->index);
 		d->index = NULL;
 	}

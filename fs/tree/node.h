@@ -90,6 +90,8 @@ struct cfs_inode {
 	uint64_t nlookup;         /* kernel references; table */
 	dev_t dev;                /* backing identity: immutable */
 	ino_t ino;
+	_Atomic int64_t told;     /* ctime (ns) of the attributes last answered
+				     (dcache_attr), for the notice reader */
 	struct fdc_entry fde;     /* descriptor and pins; table */
 	uint32_t children;        /* path locators naming this as parent; table */
 	uint32_t writers;         /* opens for writing (ops_file.c); table */

@@ -294,14 +294,42 @@ static bool flag_moved(struct cfs *fs, struct cfs_inode *dir)
 	return (err < 0 && err != -EACCES) || on != atomic_load(&dir->d->casefold);
 }
 
-static void object_changed(struct cfs *fs, struct cfs_inode *in, bool data, bool attrib)
+/*
+ * Whether a change to in's attributes alone is one the kernel was answered
+ * since (dcache_told), st: in's attributes now, or NULL.
+ */
+static bool already_told(struct cfs *fs, struct cfs_inode *in, const struct stat *st)
+{
+	struct stat now;
+	int fd;
+	bool told;
+
+	if (!fs->fine_ctime)
+		return false;
+	if (st)
+		return dcache_told(fs, in, st);
+	fd = locator_pin(&fs->nodes, in);
+	if (fd < 0)
+		return false;
+	told = fstat(fd, &now) == 0 && dcache_told(fs, in, &now);
+	locator_unpin(&fs->nodes, in, fd);
+	return told;
+}
+
+/* in's data or attributes changed (st: its attributes now, or NULL). */
+static void object_changed(struct cfs *fs, struct cfs_inode *in, bool data, bool attrib,
+			   const struct stat *st)
 {
 	fk_ino_t id = ids_value(&fs->nodes, in);
 
-	notice.ours = true;
 	/* Maybe a directory's flag: dentries handed out under the old rule. */
-	if (in->d && attrib && flag_moved(fs, in))
+	if (in->d && attrib && flag_moved(fs, in)) {
+		notice.ours = true;
 		with_record(fs, in, rule_behind, NULL);
+	}
+	if (!data && already_told(fs, in, st))
+		return;
+	notice.ours = true;
 	fk_notify_inval_inode(fs->se, id, -1, 0);
 	if (data)
 		queue_data(id);
@@ -391,7 +419,7 @@ static void fanotify_event(struct cfs *fs, const struct fanotify_event_metadata 
 			/* An event on a directory itself names it "." (no FID follows). */
 			in = node_of_handle(fs, fh);
 			if (in && strcmp(name, ".") == 0)
-				object_changed(fs, in, m->mask & FAN_MODIFY, m->mask & FAN_ATTRIB);
+				object_changed(fs, in, m->mask & FAN_MODIFY, m->mask & FAN_ATTRIB, NULL);
 			else if (in && (m->mask & FAN_ENTRY))
 				entry_changed(fs, in, name);
 			if (in)
@@ -399,7 +427,7 @@ static void fanotify_event(struct cfs *fs, const struct fanotify_event_metadata 
 		} else if (h->info_type == FAN_EVENT_INFO_TYPE_FID) {
 			if ((in = node_of_handle(fs, fh))) {
 				if (!written_through(fs, in, m->mask & FAN_MODIFY, m->mask & FAN_ATTRIB))
-					object_changed(fs, in, m->mask & FAN_MODIFY, m->mask & FAN_ATTRIB);
+					object_changed(fs, in, m->mask & FAN_MODIFY, m->mask & FAN_ATTRIB, NULL);
 				inode_put(&fs->nodes, in);
 			}
 		}
@@ -407,17 +435,17 @@ static void fanotify_event(struct cfs *fs, const struct fanotify_event_metadata 
 	}
 }
 
-/* inotify: name's node in the directory dir (pinned), or NULL. */
-static struct cfs_inode *node_in(struct cfs *fs, struct cfs_inode *dir, const char *name)
+/* inotify: name's node in the directory dir (pinned), or NULL; fills st. */
+static struct cfs_inode *node_in(struct cfs *fs, struct cfs_inode *dir, const char *name,
+				 struct stat *st)
 {
 	struct cfs_inode *in = NULL;
-	struct stat st;
 	int fd = locator_pin(&fs->nodes, dir);
 
 	if (fd < 0)
 		return NULL;
-	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		in = inode_find(&fs->nodes, st.st_dev, st.st_ino);
+	if (fstatat(fd, name, st, AT_SYMLINK_NOFOLLOW) == 0)
+		in = inode_find(&fs->nodes, st->st_dev, st->st_ino);
 	locator_unpin(&fs->nodes, dir, fd);
 	return in;
 }
@@ -427,6 +455,7 @@ static struct cfs_inode *node_in(struct cfs *fs, struct cfs_inode *dir, const ch
 static void inotify_event(struct cfs *fs, const struct inotify_event *e)
 {
 	struct cfs_inode *dir, *in;
+	struct stat st;
 	dev_t dev;
 	ino_t ino;
 
@@ -448,11 +477,11 @@ static void inotify_event(struct cfs *fs, const struct inotify_event *e)
 	if (e->mask & IN_ENTRY) {
 		entry_changed(fs, dir, e->name);
 	} else if (e->len == 0) {
-		object_changed(fs, dir, e->mask & IN_MODIFY, e->mask & IN_ATTRIB);
-	} else if ((in = node_in(fs, dir, e->name))) {
+		object_changed(fs, dir, e->mask & IN_MODIFY, e->mask & IN_ATTRIB, NULL);
+	} else if ((in = node_in(fs, dir, e->name, &st))) {
 		/* inotify names no writer at all (written_through). */
 		if (!written_through(fs, in, e->mask & IN_MODIFY, e->mask & IN_ATTRIB))
-			object_changed(fs, in, e->mask & IN_MODIFY, e->mask & IN_ATTRIB);
+			object_changed(fs, in, e->mask & IN_MODIFY, e->mask & IN_ATTRIB, &st);
 		inode_put(&fs->nodes, in);
 	}
 	inode_put(&fs->nodes, dir);

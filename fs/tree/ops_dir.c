@@ -65,7 +65,7 @@ static void fill_entry(struct cfs *fs, struct cfs_inode *dir, struct cfs_name *g
 		}
 	}
 	watch_found(fs, dir, in);
-	e->attr_timeout = dcache_ttl(fs, in);
+	e->attr_timeout = dcache_attr(fs, in, &e->attr);
 	if (respelled(fs, dir, given, stored, in)) {
 		spelling = given->s;
 		/* Notices invalidate the node's own id, not its aliases. */
@@ -168,7 +168,7 @@ static int lookup_special(struct cfs *fs, fk_ino_t parent, bool dot,
 			return err;
 		ids_entry(&fs->nodes, in, NULL, &e->ino, &e->generation);
 	}
-	e->attr_timeout = dcache_ttl(fs, in);
+	e->attr_timeout = dcache_attr(fs, in, &e->attr);
 	return 0;
 }
 

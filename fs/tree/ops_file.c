@@ -129,7 +129,7 @@ static void reply_attr_fd(fk_req_t req, struct cfs_inode *in, int fd)
 	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		fk_reply_err(req, errno);
 	else
-		fk_reply_attr(req, &st, dcache_ttl(cfs_of(req), in));
+		fk_reply_attr(req, &st, dcache_attr(cfs_of(req), in, &st));
 }
 
 /* Attributes of in: by its name where it has no descriptor cached (locator.c). */
@@ -143,7 +143,7 @@ static void reply_attr(fk_req_t req, struct cfs_inode *in)
 		if (err < 0)
 			fk_reply_err(req, -err);
 		else
-			fk_reply_attr(req, &st, dcache_ttl(fs, in));
+			fk_reply_attr(req, &st, dcache_attr(fs, in, &st));
 		return;
 	}
 	fd = locator_pin(&fs->nodes, in);

@@ -39,7 +39,7 @@ fi
 suites="fs/lookup fs/reserved fs/version fs/indexmem fs/flags fs/rename fs/links fs/normalize fs/strict fs/cache fs/behind fs/unreported fs/killed
 	fs/hostile fs/stress_model fs/kill_stress view/overlay view/hostile view/mods
 	view/stress clients/git clients/rsync_tar clients/python_coreutils
-	fs/index kernel/interrupts kernel/request_timeout kernel/requests"
+	fs/index fs/firstattrs kernel/interrupts kernel/request_timeout kernel/requests"
 . "$tests/lib/suites.sh"
 AGAIN_AS=(setpriv --reuid=65534 --regid=65534 --clear-groups
 	env CF_UNPRIV=1 HOME=/tmp CF_ROOT="${tests%/tests}" CF_BUILD="$build")

@@ -138,6 +138,12 @@ mkdir ci/attrs && miss ci/attrs/NoSuch || fail "mkdir ci/attrs"
 chmod 700 ci/attrs && touch ci/attrs && sleep 0.3 || fail "chmod, touch"
 requests "a directory's own chmod and times, then the miss again" miss ci/attrs/NoSuch
 want "a directory's own chmod and times, then the miss again" LOOKUP 0
+# The daemon's own chmod of a file: the SETATTR's answer gave the kernel
+# the new attributes, and the notice of the chmod (an ordinary user's
+# inotify reports it) asks for nothing again.
+chmod 600 ci/game.DAT && sleep 0.3 || fail "chmod"
+requests "stat after our own chmod" quiet_stat ci/game.DAT
+want "stat after our own chmod" GETATTR 0
 
 # A warm git status in a casefolded work tree: git probes missing names in
 # .git, then creates and removes index.lock; none of that expires the
