@@ -25,9 +25,14 @@
 #   CF_WORK_OPTS=                          options for both casefoldfs daemons
 #   CF_WORK_DAEMON=                        a casefoldfs binary to measure instead
 #                                          of BUILD_DIR's (before/after)
-#   CF_WORK_PROFILE=1                      also the root daemon's requests per
+#   CF_WORK_PROFILE=1                      (0: without) the root daemon's requests per
 #                                          step by opcode (one more root round,
-#                                          with -d, not timed)
+#                                          with -d, not timed), and what they
+#                                          cost at the floor: each step's
+#                                          requests a client waits for, times
+#                                          the round trip of fsfloor -s (a
+#                                          daemon that does no work) in this
+#                                          run, plus ext4's time
 set -u
 O=${1:-build}
 ROUNDS=${CF_WORK_ROUNDS:-3}
@@ -40,17 +45,17 @@ START=$(date +%s)
 
 . bench/prelude.sh
 prelude "mounts, setpriv, /dev/fuse" bindfs git setpriv tar make
-prelude_build "$O" "${CF_WORK_DAEMON:-}"
+prelude_build "$O" "${CF_WORK_DAEMON:-}" "$O/bench/fsfloor"
 
 TMP=${TMPDIR:-/var/tmp}
 T=$(mktemp -d "$TMP/casefold-work.XXXXXX") || exit 1
 chmod 755 "$T"     # uid 65534 goes through it to its tree and the tarballs
 N=$T/native        # the backing ext4 measured directly
-BB=$T/bindfs.backing BM=$T/bindfs.mnt
+BB=$T/bindfs.backing BM=$T/bindfs.mnt FM=$T/floor.mnt
 RB=$T/root.backing RM=$T/root.mnt
 UB=$T/user.backing UM=$T/user.mnt
 R=$T/records       # ROUND PEER STEP SECONDS
-mkdir "$N" "$BB" "$BM" "$RB" "$RM" "$UB" "$UM" "$T/home" "$T/bin"
+mkdir "$N" "$BB" "$BM" "$RB" "$RM" "$UB" "$UM" "$FM" "$T/home" "$T/bin"
 chown 65534:65534 "$UB" "$UM" "$T/home"
 : >"$R"
 ROOT_PID='' USER_PID='' BFS_PID=''
@@ -58,7 +63,7 @@ ROOT_PID='' USER_PID='' BFS_PID=''
 as_user() { HOME=$T/home setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
 
 cleanup() {
-	unmount_all "$RM" "$UM" "$BM"
+	unmount_all "$RM" "$UM" "$BM" "$FM"
 	for p in $ROOT_PID $USER_PID $BFS_PID; do kill "$p" 2>/dev/null || :; done
 	[ -z "$FUSE_MODE" ] || chmod "$FUSE_MODE" /dev/fuse
 	rm -rf "$T"
@@ -166,7 +171,9 @@ session() {
 	$run mkdir "$dir/w" || die "$peer: mkdir"
 	case $peer in root | user) $run chattr +F "$dir/w" || die "$peer: chattr +F" ;; esac
 	for s in $STEPS; do
-		# The project's copy, before the build step and not timed.
+		# The project's copy, before the build step and not timed (nor
+		# counted with a step's requests: the profile marks it apart).
+		[ "$s" != build ] || [ -z "$mark" ] || $mark copy
 		[ "$s" != build ] || { $run mkdir "$dir/w/src" && $run tar -xf "$T/src.tar" -C "$dir/w/src"; } ||
 			die "$peer: copying the project"
 		[ -z "$mark" ] || $mark "$s"
@@ -191,13 +198,21 @@ done
 # The profile: the root daemon with -d (a line per request) in one more
 # session, the log's length at each step's start: the requests of each step.
 profile_mark() { echo "$1 $(wc -l <"$T/debug.log")" >>"$T/marks"; }
-if [ "${CF_WORK_PROFILE:-}" = 1 ]; then
+if [ "${CF_WORK_PROFILE:-1}" = 1 ]; then
 	: >"$T/debug.log"
 	: >"$T/marks"
 	round=profile
 	mount_peer root -d "$T/debug.log"
 	session root profile_mark
 	umount_peer root
+	# The floor's round trip in this run: fsfloor -s answering first
+	# stats (one LOOKUP each), µs per stat.
+	"$O/bench/fsfloor" -s "$FM" 2>>"$T/daemon.log" &
+	FL_PID=$!
+	wait_mount "$FM" "$FL_PID"
+	"$F" statall miscased "$FM/names" 20000 | awk '$1 == "per" { print $2 }' >"$T/roundtrip"
+	fusermount3 -u "$FM"
+	wait "$FL_PID"
 	note "profile done"
 fi
 
@@ -242,17 +257,31 @@ END {
 echo
 
 # The profile table: per step, the requests the root daemon answered, the
-# five most frequent opcodes.
+# five most frequent opcodes, and what the requests a client waits for
+# (all but FORGET, BATCH_FORGET, RELEASE and RELEASEDIR, which the kernel
+# sends without waiting) cost at the floor's round trip: with ext4's time,
+# what the step would take through a daemon that does no work, given the
+# requests the kernel sends for it.  The last column is casefoldfs root's
+# time over that (medians over the timed rounds).
 if [ -s "${T}/marks" ]; then
-	echo "Requests to the root daemon per step (one more session, with \`-d\`, not timed):"
+	rt=$(cat "$T/roundtrip")
+	echo "Requests to the root daemon per step (one more session, with \`-d\`, not timed); fsfloor -s's round trip in this run: ${rt:-—} µs:"
 	echo
-	echo "| step | requests | most frequent opcodes |"
-	echo "|---|--:|---|"
-	awk 'NR == FNR { name[++m] = $1; at[m] = $2; next }
+	echo "| step | requests | waited for | × the round trip (s) | ext4 + that (s) | casefoldfs root (s) | root / (ext4 + that) | most frequent opcodes |"
+	echo "|---|--:|--:|--:|--:|--:|--:|---|"
+	awk "$MEDIAN_AWK$ROUNDS_AWK"'$1 != "profile" { val[$1, $2, $3] = $4; if ($1 > maxr) maxr = $1 }
+	END { n = split(steps, st, " ")
+		for (i = 1; i <= n; i++) print st[i], cell("native", st[i]), cell("root", st[i]) }' \
+		steps="$STEPS" "$R" >"$T/medians"
+	awk -v rt="${rt:-0}" 'FILENAME ~ /medians$/ { nat[$1] = $2; root[$1] = $3; next }
+	FILENAME ~ /marks$/ { name[++m] = $1; at[m] = $2; next }
 	/opcode: / { line = FNR; for (k = m; k >= 1 && at[k] >= line; k--) ; op = $4
-		n[k]++; c[k, op]++; ops[k, op] = 1 }
+		n[k]++; c[k, op]++; ops[k, op] = 1
+		if (op !~ /^(FORGET|BATCH_FORGET|RELEASE|RELEASEDIR)$/) w[k]++ }
+	function secs(x) { return x == "" ? "—" : sprintf("%.3f", x) }
 	END {
 		for (k = 1; k < m; k++) {
+			if (name[k] == "copy") continue
 			s = ""
 			for (j = 0; j < 5; j++) {
 				best = ""; bc = 0
@@ -260,9 +289,14 @@ if [ -s "${T}/marks" ]; then
 				if (best == "") break
 				split(best, kk, SUBSEP); s = s (s ? ", " : "") kk[2] " " bc; delete ops[best]
 			}
-			printf "| %s | %d | %s |\n", name[k], n[k], s
+			cost = w[k] * rt / 1e6
+			limit = nat[name[k]] == "" ? "" : nat[name[k]] + cost
+			x = "—"
+			if (limit > 0 && root[name[k]] != "") x = sprintf("%.2f×", root[name[k]] / limit)
+			printf "| %s | %d | %d | %s | %s | %s | %s | %s |\n", name[k], n[k], w[k], secs(cost),
+				secs(limit), secs(root[name[k]]), x, s
 		}
-	}' "$T/marks" "$T/debug.log"
+	}' "$T/medians" "$T/marks" "$T/debug.log"
 	echo
 fi
 echo "Section time: $(($(date +%s) - START)) s."
