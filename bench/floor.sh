@@ -9,7 +9,9 @@
 # --multithreaded; and the backing ext4.
 # Each: stat of N names (casefoldfs by another spelling in a +F directory,
 # the others exact), then open + read + close of N files of 4 KiB twice
-# (first pass, second pass).  Cells are medians over rounds, ratios the
+# (first pass, second pass); then a first stat of N other names by four
+# client processes at once, a quarter each (issue 40: the default's pool
+# against -s when clients are many).  Cells are medians over rounds, ratios the
 # median of per-round ratios to fsfloor -s (the floor of one request at a
 # time) in the same round.  The daemon's system calls per request come
 # from strace -c (fs/tree/DESIGN.md, "Cost per request"); this section times
@@ -58,6 +60,11 @@ start "$M" "$CFS" -f "$B" "$M"
 mkdir "$M/stat" "$M/files" || die "setup: mkdir"
 chattr +F "$M/stat" "$M/files" || die "setup: chattr +F"
 "$F" create "$M/stat" "$N" | grep -qx 'errors 0' || die "setup: stat"
+Q=$((N / 4))  # each of the four clients' names, in a +F directory of its own
+for c in 1 2 3 4; do
+	mkdir "$M/four$c" && chattr +F "$M/four$c" || die "setup: four$c"
+	"$F" create "$M/four$c" "$Q" | grep -qx 'errors 0' || die "setup: four$c"
+done
 "$F" create -s 4096 "$M/files" "$N" | grep -qx 'errors 0' || die "setup: files"
 stop "$M"
 # The same tree made by uid 65534 through its own mount (user.* flags).
@@ -78,7 +85,7 @@ sync -f "$B"
 # ticks are sampled); nothing for the backing filesystem (no daemon).  A
 # thread that ended takes its time with it: libfuse's multi-threaded loop
 # ends idle threads beyond ten, more than a serial client keeps busy.
-cputime() { [ -z "$PID" ] || cat /proc/"$PID"/task/*/schedstat | awk '{ t += $1 } END { print t }'; }
+cputime() { [ -z "$PID" ] || cat /proc/"$PID"/task/*/schedstat | awk '{ t += $1 } END { printf "%.0f\n", t }'; }
 # cpu PEER MEASURE T0: records the daemon's CPU per operation since T0, µs.
 cpu() {
 	[ -z "$PID" ] || echo "$round $1 cpu_$2 $(($(cputime) - $3))" |
@@ -104,15 +111,31 @@ passes() {
 		cpu "$1" "orc$pass" "$t0"
 	done
 }
+# four PEER DIR SPELLING: the first stat of 4 × Q names by four client
+# processes at once, in stats per second of the four together.
+four() {
+	t0=$(date +%s.%N) clients=
+	for c in 1 2 3 4; do
+		"$F" statall "$3" "$2/four$c" "$Q" >"$T/four.$c" &
+		clients="$clients $!"
+	done
+	# shellcheck disable=SC2086  # the clients' PIDs, not the daemon's
+	wait $clients
+	t1=$(date +%s.%N)
+	for c in 1 2 3 4; do
+		grep -qx 'errors 0' "$T/four.$c" || die "$1: four clients: $(tr '\n' ' ' <"$T/four.$c")"
+	done
+	echo "$round $1 stat4 $(echo "$t0 $t1" | awk -v n=$((4 * Q)) '{ printf "%.0f", n / ($2 - $1) }')" >>"$R"
+}
 for round in $(seq "$ROUNDS"); do
-	start "$M" "$FL" -s "$M"; passes floor-s "$M" miscased; stop "$M"
-	start "$M" "$FL" "$M"; passes floor-mt "$M" miscased; stop "$M"
-	start "$M" "$CFS" -f "$B" "$M"; passes cfs-mt "$M" miscased; stop "$M"
-	start "$M" "$CFS" -f -s "$B" "$M"; passes cfs-s "$M" miscased; stop "$M"
+	start "$M" "$FL" -s "$M"; passes floor-s "$M" miscased; four floor-s "$M" miscased; stop "$M"
+	start "$M" "$FL" "$M"; passes floor-mt "$M" miscased; four floor-mt "$M" miscased; stop "$M"
+	start "$M" "$CFS" -f "$B" "$M"; passes cfs-mt "$M" miscased; four cfs-mt "$M" miscased; stop "$M"
+	start "$M" "$CFS" -f -s "$B" "$M"; passes cfs-s "$M" miscased; four cfs-s "$M" miscased; stop "$M"
 	start "$UM" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$UCFS" -f "$UB" "$UM"; passes cfs-user "$UM" miscased as_user; stop "$UM"
-	start "$M" bindfs -f "$B" "$M"; passes bindfs-s "$M" exact; stop "$M"
-	start "$M" bindfs -f --multithreaded "$B" "$M"; passes bindfs-mt "$M" exact; stop "$M"
-	passes ext4 "$B" exact
+	start "$M" bindfs -f "$B" "$M"; passes bindfs-s "$M" exact; four bindfs-s "$M" exact; stop "$M"
+	start "$M" bindfs -f --multithreaded "$B" "$M"; passes bindfs-mt "$M" exact; four bindfs-mt "$M" exact; stop "$M"
+	passes ext4 "$B" exact; four ext4 "$B" exact
 done
 
 echo "$N names and $N files of 4 KiB in +F directories made through casefoldfs \`$CFS\` (root);" \
@@ -132,8 +155,16 @@ function ratio(p, m,   v, n, r) {
 	return n ? sprintf("%.2f×", med(v, n)) : "—"
 }
 function row(label, p) {
-	printf "| %s | %s (%s) | %s (%s) | %s (%s) |\n", label, cell(p, "stat1"), ratio(p, "stat1"),
-		cell(p, "orc1"), ratio(p, "orc1"), cell(p, "orc2"), ratio(p, "orc2")
+	printf "| %s | %s (%s) | %s (%s) | %s (%s) | %s (%s) |\n", label, cell(p, "stat1"), ratio(p, "stat1"),
+		cell(p, "orc1"), ratio(p, "orc1"), cell(p, "orc2"), ratio(p, "orc2"),
+		cell(p, "stat4"), ratio(p, "stat4")
+}
+# The default over -s, the median over rounds of the ratio in each round.
+function pool(m,   v, n, r) {
+	n = 0
+	for (r = 1; r <= maxr; r++)
+		if ((r, "cfs-mt", m) in val && val[r, "cfs-s", m] > 0) v[++n] = val[r, "cfs-mt", m] / val[r, "cfs-s", m]
+	return n ? sprintf("%.2f×", med(v, n)) : "—"
 }
 # CPU per operation: µs, one decimal.
 function cpucell(p, m,   v, n, r) {
@@ -148,8 +179,8 @@ function cpurow(label, p) {
 }
 { val[$1, $2, $3] = $4; if ($1 > maxr) maxr = $1 }
 END {
-	print "| peer | first stat (stats/s, × fsfloor -s) | first open + read + close (files/s, ×) | second (files/s, ×) |"
-	print "|---|--:|--:|--:|"
+	print "| peer | first stat (stats/s, × fsfloor -s) | first open + read + close (files/s, ×) | second (files/s, ×) | first stat, four clients at once (stats/s, ×) |"
+	print "|---|--:|--:|--:|--:|"
 	row("fsfloor -s: no work, one thread (the floor)", "floor-s")
 	row("fsfloor: no work, libfuse multi-threaded loop", "floor-mt")
 	row("casefoldfs (default: multi-threaded)", "cfs-mt")
@@ -158,6 +189,8 @@ END {
 	row("bindfs (default: one thread)", "bindfs-s")
 	row("bindfs --multithreaded", "bindfs-mt")
 	row("backing ext4", "ext4")
+	print ""
+	printf "casefoldfs by default over casefoldfs -s, same round (target ≥ 0.95× with one client, > 1× with four; issue 40): first stat %s, first open %s, second %s; four clients %s.\n", pool("stat1"), pool("orc1"), pool("orc2"), pool("stat4")
 	print ""
 	print "The daemon'"'"'s CPU time (the time its threads ran, from /proc/PID/task/*/schedstat) per operation, µs (× fsfloor -s'"'"'s; target ≤ 1.5×, issue 40); a first stat is one LOOKUP for every peer:"
 	print ""
