@@ -55,7 +55,9 @@ double dcache_attr(const struct cfs *fs, struct cfs_inode *in, const struct stat
  * lands while the kernel makes the inode of a first answer leaves that
  * inode without its attributes, mode 0, on kernels without aff12041b4b2.)
  * Only where ctimes are multigrain (fine_ctime): a coarse ctime stays
- * equal through a change made in its tick.  An answer the kernel dropped
+ * equal through a change made in its tick.  A notice the reader takes
+ * between our change and the answer's noting its ctime still invalidates:
+ * one request more, never a stale answer.  An answer the kernel dropped
  * (its request interrupted) leaves it the attributes before, until their
  * timeout, as with any FUSE daemon's.
  */

@@ -140,9 +140,15 @@ requests "a directory's own chmod and times, then the miss again" miss ci/attrs/
 want "a directory's own chmod and times, then the miss again" LOOKUP 0
 # The daemon's own chmod of a file: the SETATTR's answer gave the kernel
 # the new attributes, and the notice of the chmod (an ordinary user's
-# inotify reports it) asks for nothing again.
-chmod 600 ci/game.DAT && sleep 0.3 || fail "chmod"
-requests "stat after our own chmod" quiet_stat ci/game.DAT
+# inotify reports it) asks for nothing again.  A notice the reader takes
+# before the answer has noted its ctime still invalidates (dcache_told:
+# one request more, never a stale answer), so the step has five tries;
+# a daemon that invalidates at every notice fails all five.
+for try in 1 2 3 4 5; do
+	chmod "6${try}0" ci/game.DAT && sleep 0.3 || fail "chmod"
+	requests "stat after our own chmod" quiet_stat ci/game.DAT
+	[ "$(count GETATTR)" = 0 ] && break
+done
 want "stat after our own chmod" GETATTR 0
 
 # A warm git status in a casefolded work tree: git probes missing names in
