@@ -17,6 +17,7 @@ casefolded "$M/ci"
 import os, stat, sys
 top, n = sys.argv[1], int(sys.argv[2])
 bad = []
+want = 0o755 & ~os.umask(os.umask(0))
 for i in range(n):
     d = os.path.join(top, "Dir%d" % i)
     other = os.path.join(top, "dir%d" % i)
@@ -24,7 +25,7 @@ for i in range(n):
         os.mkdir(d, 0o755)
         os.close(os.open(os.path.join(d, "File"), os.O_CREAT | os.O_WRONLY, 0o644))
         mode = stat.S_IMODE(os.stat(other).st_mode)
-        if mode != 0o755 & ~os.umask(os.umask(0)):
+        if mode != want:
             bad.append("%s: mode %o" % (d, mode))
     except OSError as e:
         bad.append("%s: %s" % (d, e))
